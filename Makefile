@@ -1,0 +1,57 @@
+# mptcplab — two commands on a fresh machine: `make run` and `make test`.
+# Everything the project needs is installed by these targets: system packages with apt-get
+# (scripts/install-system-deps.sh), Python packages into .venv, the Rust extension with maturin.
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+MPTCPLAB := $(VENV)/bin/mptcplab
+CARGO ?= cargo
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock
+
+.PHONY: all deps build run test test-rust test-python lint fmt bench clean-results
+
+all: build
+
+.stamp-system-deps: scripts/install-system-deps.sh
+	bash scripts/install-system-deps.sh
+	touch $@
+
+$(VENV)/.stamp-venv: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet numpy scipy pandas matplotlib pydantic typer rich pyarrow \
+		pytest hypothesis ruff "maturin>=1.5,<2"
+	touch $@
+
+deps: .stamp-system-deps $(VENV)/.stamp-venv
+
+$(VENV)/.stamp-build: $(VENV)/.stamp-venv .stamp-system-deps $(RUST_SOURCES) pyproject.toml
+	$(VENV)/bin/maturin develop --release --quiet
+	touch $@
+
+build: $(VENV)/.stamp-build
+	@if [ -f bpf/Makefile ]; then $(MAKE) --no-print-directory -C bpf; fi
+	@if [ -d crates/linkem ]; then $(CARGO) build --release --quiet -p linkem; fi
+
+run: build
+	$(MPTCPLAB) sim scenarios/default.toml
+
+test: build
+	$(CARGO) test --release --workspace --quiet
+	$(PY) -m pytest -q
+
+lint: build
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+	$(VENV)/bin/ruff check python tests
+
+fmt:
+	$(CARGO) fmt --all
+	$(VENV)/bin/ruff format python tests
+
+bench: build
+	$(CARGO) bench -p mpsim --bench throughput

@@ -1,0 +1,160 @@
+//! Congestion control behind one small trait.
+//!
+//! The subflow runs the whole single-path machinery of spec §1 (slow start, fast
+//! retransmit/recovery, RTO); a congestion control replaces only the congestion-avoidance
+//! increase, the window after a congestion event and, for CUBIC, its own epoch state (spec §2.1).
+//! Coupled algorithms (LIA, OLIA, BALIA) see read-only views of every subflow of their
+//! connection; each algorithm lives in its own file and is chosen through [`Cc`].
+//!
+//! Windows are in bytes (f64, so coupled increments smaller than a byte accumulate), times in
+//! seconds.
+
+mod balia;
+mod cubic;
+mod lia;
+mod olia;
+mod reno;
+
+pub use balia::Balia;
+pub use cubic::Cubic;
+pub use lia::Lia;
+pub use olia::Olia;
+pub use reno::Reno;
+
+use crate::scenario::{CcKind, CountMode, TcpOptions, MSS_BYTES};
+use crate::time::SimTime;
+
+/// What a congestion control may know about one subflow.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SubflowView {
+    /// Congestion window, bytes.
+    pub cwnd: f64,
+    /// Slow-start threshold, bytes (f64::INFINITY before the first loss).
+    pub ssthresh: f64,
+    /// Smoothed RTT, seconds; 0 before the first sample.
+    pub srtt_s: f64,
+    /// Sender MSS, bytes.
+    pub mss: f64,
+    /// In fast recovery (cwnd is inflated).
+    pub in_recovery: bool,
+    /// Established and allowed to carry data.
+    pub established: bool,
+    /// Bytes sent and not yet acknowledged.
+    pub flight_bytes: f64,
+    /// Cumulative bytes acknowledged on this subflow (its `snd_una` relative to the ISN).
+    pub snd_una: u64,
+}
+
+impl SubflowView {
+    /// Whether the subflow enters coupled aggregates: established with an RTT sample
+    /// (spec §2.1, §2.8 b; the Linux modules skip the others).
+    pub fn participates(&self) -> bool {
+        self.established && self.srtt_s > 0.0
+    }
+}
+
+/// Options every congestion control reads; derived from the flow's [`TcpOptions`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcParams {
+    pub mss: f64,
+    pub count_mode: CountMode,
+    /// Use ssthresh for subflows in recovery in aggregates (spec §2.8 c).
+    pub recovery_uses_ssthresh: bool,
+    /// Floor of ssthresh after a loss, bytes (spec §2.8 e).
+    pub min_ssthresh: f64,
+}
+
+impl CcParams {
+    pub fn from_options(o: &TcpOptions) -> CcParams {
+        CcParams {
+            mss: MSS_BYTES as f64,
+            count_mode: o.count_mode,
+            recovery_uses_ssthresh: o.recovery_uses_ssthresh,
+            min_ssthresh: o.min_ssthresh_segments as f64 * MSS_BYTES as f64,
+        }
+    }
+
+    /// The window of `v` as coupled aggregates count it.
+    pub fn aggregate_window(&self, v: &SubflowView) -> f64 {
+        if v.in_recovery && self.recovery_uses_ssthresh && v.ssthresh.is_finite() {
+            v.ssthresh
+        } else {
+            v.cwnd
+        }
+    }
+
+    /// Bytes an ACK counts for in an increase: all it covers, or one segment (spec §2.8 a).
+    pub fn counted_bytes(&self, bytes_acked: u64) -> f64 {
+        match self.count_mode {
+            CountMode::PerAck => self.mss,
+            CountMode::PerSegment => bytes_acked as f64,
+        }
+    }
+
+    /// Reno's ssthresh after a congestion event: half the flight, at least the floor.
+    pub fn halved_flight(&self, v: &SubflowView) -> f64 {
+        (v.flight_bytes / 2.0).max(self.min_ssthresh)
+    }
+}
+
+/// The hooks a congestion control implements. `i` is the subflow's index in `subflows`.
+pub trait CongestionControl {
+    /// Congestion-avoidance increase on an ACK of `bytes_acked` new bytes; returns the new cwnd.
+    fn on_ack_ca(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64, now: SimTime) -> f64;
+
+    /// ssthresh after a congestion event (fast retransmit or timeout) on subflow `i`.
+    fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], now: SimTime) -> f64;
+
+    /// One call per congestion episode, before `ssthresh_after_loss`.
+    fn on_congestion_event(&mut self, _i: usize, _subflows: &[SubflowView], _now: SimTime, _timeout: bool) {}
+
+    /// Every ACK that advances `snd_una`, in any state (OLIA's inter-loss byte counts).
+    fn on_ack_any(&mut self, _i: usize, _subflows: &[SubflowView], _bytes_acked: u64) {}
+}
+
+/// The congestion control of one connection, chosen by name.
+#[derive(Clone, Debug)]
+pub enum Cc {
+    Reno(Reno),
+    Cubic(Cubic),
+    Lia(Lia),
+    Olia(Olia),
+    Balia(Balia),
+}
+
+impl Cc {
+    pub fn new(kind: CcKind, params: CcParams, subflows: usize) -> Cc {
+        match kind {
+            CcKind::Reno => Cc::Reno(Reno::new(params)),
+            CcKind::Cubic => Cc::Cubic(Cubic::new(params, subflows)),
+            CcKind::Lia => Cc::Lia(Lia::new(params, subflows)),
+            CcKind::Olia => Cc::Olia(Olia::new(params, subflows)),
+            CcKind::Balia => Cc::Balia(Balia::new(params, subflows)),
+        }
+    }
+
+    fn inner(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            Cc::Reno(c) => c,
+            Cc::Cubic(c) => c,
+            Cc::Lia(c) => c,
+            Cc::Olia(c) => c,
+            Cc::Balia(c) => c,
+        }
+    }
+}
+
+impl CongestionControl for Cc {
+    fn on_ack_ca(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64, now: SimTime) -> f64 {
+        self.inner().on_ack_ca(i, subflows, bytes_acked, now)
+    }
+    fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], now: SimTime) -> f64 {
+        self.inner().ssthresh_after_loss(i, subflows, now)
+    }
+    fn on_congestion_event(&mut self, i: usize, subflows: &[SubflowView], now: SimTime, timeout: bool) {
+        self.inner().on_congestion_event(i, subflows, now, timeout)
+    }
+    fn on_ack_any(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64) {
+        self.inner().on_ack_any(i, subflows, bytes_acked)
+    }
+}

@@ -1,0 +1,28 @@
+//! Reno / NewReno congestion avoidance (RFC 5681 §3.1, byte counting as in RFC 3465 and Linux
+//! `tcp_cong_avoid_ai`): about one MSS per RTT; ssthresh = max(FlightSize/2, floor) on loss.
+//! Used per subflow, it is MPTCP's "uncoupled" mode (spec §2.2).
+
+use super::{CcParams, CongestionControl, SubflowView};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct Reno {
+    params: CcParams,
+}
+
+impl Reno {
+    pub fn new(params: CcParams) -> Reno {
+        Reno { params }
+    }
+}
+
+impl CongestionControl for Reno {
+    fn on_ack_ca(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64, _now: SimTime) -> f64 {
+        let v = &subflows[i];
+        v.cwnd + self.params.mss * bytes_acked as f64 / v.cwnd
+    }
+
+    fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
+        self.params.halved_flight(&subflows[i])
+    }
+}

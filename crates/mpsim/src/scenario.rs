@@ -1,0 +1,596 @@
+//! The scenario: what to simulate. The same JSON/TOML document drives the simulator and the
+//! emulator (DESIGN.md "Scenario"), so every field carries its unit in its name and documents its
+//! default. Parsing is done by serde; `Scenario::validate` checks what types cannot express.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_count() -> u32 {
+    1
+}
+fn default_trace_interval_ms() -> f64 {
+    100.0
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Simulated length of the run, seconds.
+    pub duration_s: f64,
+    /// Measurements (goodput, utilisation) start after this many seconds. Default 0.
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Seed of the run; every random stream is derived from it. Default 1.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    /// Time series to record: any of "cwnd", "rwnd", "queue", "blocks". Default none.
+    #[serde(default)]
+    pub trace: Vec<TraceKind>,
+    /// Sampling interval of the cwnd/rwnd/queue traces, milliseconds. Default 100.
+    #[serde(default = "default_trace_interval_ms")]
+    pub trace_interval_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceKind {
+    Cwnd,
+    Rwnd,
+    Queue,
+    Blocks,
+}
+
+/// One link: a forward direction with a queue, and a reverse direction that carries ACKs with the
+/// same propagation delay and no queueing unless `reverse_capacity_mbps` is given.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub id: String,
+    /// Forward rate, Mbit/s.
+    pub capacity_mbps: f64,
+    /// One-way propagation delay, milliseconds.
+    pub delay_ms: f64,
+    /// Forward queue. Default: drop-tail of one bandwidth-delay product of this link
+    /// (capacity × 2 × delay), at least 10 packets.
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// Bernoulli loss probability applied to each packet entering the link, in [0, 1).
+    #[serde(default)]
+    pub loss: f64,
+    /// Maximum extra delay, milliseconds, drawn uniformly per packet; never reorders packets.
+    #[serde(default)]
+    pub jitter_ms: f64,
+    /// Capacity of the reverse (ACK) direction, Mbit/s. Default: unlimited, no queueing.
+    #[serde(default)]
+    pub reverse_capacity_mbps: Option<f64>,
+    /// Queue of the reverse direction when it has a capacity. Default as for `queue`.
+    #[serde(default)]
+    pub reverse_queue: Option<QueueSpec>,
+}
+
+/// A queue discipline.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// Tail drop; exactly one of the three sizes.
+    Droptail {
+        #[serde(default)]
+        packets: Option<u64>,
+        #[serde(default)]
+        bytes: Option<u64>,
+        /// Milliseconds of the link rate.
+        #[serde(default)]
+        ms: Option<f64>,
+    },
+    /// Floyd–Jacobson RED, gentle form by default (spec §5.4).
+    Red {
+        min_packets: f64,
+        max_packets: f64,
+        max_p: f64,
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        limit_packets: u64,
+        #[serde(default = "default_true")]
+        gentle: bool,
+        /// Use the instantaneous queue instead of the EWMA average.
+        #[serde(default)]
+        instantaneous: bool,
+    },
+}
+
+fn default_red_weight() -> f64 {
+    0.002
+}
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    Tcp,
+    Mptcp,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CcKind {
+    Reno,
+    Cubic,
+    Lia,
+    Olia,
+    Balia,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    #[default]
+    Minrtt,
+    Roundrobin,
+    Redundant,
+    Linger,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Penalization {
+    Off,
+    Nsdi12,
+    #[default]
+    Conext13,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferMode {
+    #[default]
+    Auto,
+    Fixed,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoPolicy {
+    /// RTO = SRTT + max(200 ms, 4·RTTVAR), as Linux does.
+    #[default]
+    Linux,
+    /// RFC 6298 with its 1 s floor.
+    Rfc6298,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CountMode {
+    /// One coupled increment per ACK, whatever it covers (Linux MPTCP modules).
+    #[default]
+    PerAck,
+    /// Increments scaled by the bytes acknowledged (RFC 6356 text).
+    PerSegment,
+}
+
+/// What the application does.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Always has data to send.
+    Bulk,
+    /// Writes blocks of `block_bytes` back to back; records each block's latency from write to
+    /// complete read at the receiver.
+    Blocks {
+        #[serde(default = "default_block_bytes")]
+        block_bytes: u64,
+    },
+    /// A finite transfer of `bytes`; records the completion time.
+    Size { bytes: u64 },
+}
+
+fn default_block_bytes() -> u64 {
+    8192
+}
+
+impl Default for AppSpec {
+    fn default() -> Self {
+        AppSpec::Bulk
+    }
+}
+
+/// One flow (or `count` identical flows).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub id: String,
+    pub protocol: Protocol,
+    /// Congestion control. Default `reno` for TCP, `lia` for MPTCP.
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// MPTCP packet scheduler. Default `minrtt`.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// One path per subflow; a path is the ordered list of link ids from sender to receiver.
+    pub paths: Vec<Vec<String>>,
+    /// Fixed receive buffer (window budget), bytes. Setting it selects `rcvbuf = "fixed"`.
+    #[serde(default)]
+    pub rcvbuf_bytes: Option<u64>,
+    /// `auto` (Linux dynamic right-sizing) or `fixed`. Default `auto` unless `rcvbuf_bytes` is set.
+    #[serde(default)]
+    pub rcvbuf: Option<BufferMode>,
+    /// Cap of the auto-tuned receive buffer, bytes. Default 4 MiB.
+    #[serde(default)]
+    pub rcvbuf_max_bytes: Option<u64>,
+    /// Fixed send buffer, bytes. Default: auto-tuned (twice the congestion windows, at least
+    /// 64 KiB, capped by `sndbuf_max_bytes`).
+    #[serde(default)]
+    pub sndbuf_bytes: Option<u64>,
+    /// Cap of the auto-tuned send buffer, bytes. Default 4 MiB.
+    #[serde(default)]
+    pub sndbuf_max_bytes: Option<u64>,
+    /// Number of identical flows; they appear as `id#0` … `id#N-1`. Default 1.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    #[serde(default)]
+    pub app: AppSpec,
+    /// When the connection is opened, seconds. Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Delay before each additional subflow's join handshake, seconds. Default: the first
+    /// subflow's round trip (the join starts once the connection is established).
+    #[serde(default)]
+    pub join_delay_s: Option<f64>,
+    /// MPTCP: penalise slow subflows that block the receive window (spec §3.6). Default conext13.
+    #[serde(default)]
+    pub penalization: Option<Penalization>,
+    /// MPTCP: opportunistic retransmission of the head-of-line segment. Default true.
+    #[serde(default)]
+    pub opportunistic_retransmit: Option<bool>,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+fn default_initial_window() -> u32 {
+    10
+}
+fn default_abc_limit() -> u32 {
+    2
+}
+fn default_min_ssthresh() -> u32 {
+    2
+}
+fn default_oretx_factor() -> f64 {
+    4.0
+}
+fn default_oretx_small_cwnd() -> u32 {
+    4
+}
+
+/// Transport details; defaults follow Linux.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    /// Initial window, segments (RFC 6928). Default 10.
+    #[serde(default = "default_initial_window")]
+    pub initial_window: u32,
+    /// Delayed ACKs: ACK every second full segment or after 40 ms (Linux). Default false.
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default)]
+    pub rto_policy: RtoPolicy,
+    /// Appropriate byte counting limit L in slow start (RFC 3465). Default 2.
+    #[serde(default = "default_abc_limit")]
+    pub abc_limit: u32,
+    /// Coupled-CC increment counting (spec §2.8 a). Default per_ack.
+    #[serde(default)]
+    pub count_mode: CountMode,
+    /// Use ssthresh instead of the inflated cwnd of subflows in fast recovery in coupled
+    /// aggregates (spec §2.8 c). Default true.
+    #[serde(default = "default_true")]
+    pub recovery_uses_ssthresh: bool,
+    /// Minimum ssthresh in segments after a loss (spec §2.8 e). Default 2.
+    #[serde(default = "default_min_ssthresh")]
+    pub min_ssthresh_segments: u32,
+    /// Grow cwnd only while the subflow is cwnd-limited (spec §2.8 f). Default true.
+    #[serde(default = "default_true")]
+    pub cwnd_limited_gate: bool,
+    /// Opportunistic retransmission fires when 4·srtt_S < srtt_T (factor) ... (spec §3.6).
+    #[serde(default = "default_oretx_factor")]
+    pub oretx_rtt_factor: f64,
+    /// ... or when the head-of-line subflow's cwnd ≤ this many segments; 0 = unconditional.
+    #[serde(default = "default_oretx_small_cwnd")]
+    pub oretx_small_cwnd: u32,
+}
+
+impl Default for TcpOptions {
+    fn default() -> Self {
+        TcpOptions {
+            initial_window: default_initial_window(),
+            delayed_ack: false,
+            rto_policy: RtoPolicy::default(),
+            abc_limit: default_abc_limit(),
+            count_mode: CountMode::default(),
+            recovery_uses_ssthresh: true,
+            min_ssthresh_segments: default_min_ssthresh(),
+            cwnd_limited_gate: true,
+            oretx_rtt_factor: default_oretx_factor(),
+            oretx_small_cwnd: default_oretx_small_cwnd(),
+        }
+    }
+}
+
+/// Maximum segment size (payload) and the per-packet header overhead (IP 20 + TCP 20 + timestamp
+/// option 12), so a full segment is a 1500-byte packet.
+pub const MSS_BYTES: u32 = 1448;
+pub const HEADER_BYTES: u32 = 52;
+/// Default cap of auto-tuned buffers (Linux `tcp_rmem[2]`-like; CoNEXT 2013 used 4 MB).
+pub const DEFAULT_BUFFER_CAP_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A field that failed validation: where it is (a dotted path such as `links[0].capacity_mbps`)
+/// and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn finite_at_least(v: f64, min: f64, field: String, what: &str) -> Result<(), ScenarioError> {
+    if !v.is_finite() || v < min {
+        return Err(err(field, format!("expected {what}, got {v}")));
+    }
+    Ok(())
+}
+
+fn positive(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
+    if !v.is_finite() || v <= 0.0 {
+        return Err(err(field, format!("expected {what} > 0, got {v}")));
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Parse a JSON document and validate it.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let s: Scenario = serde_json::from_str(text).map_err(|e| err("", e.to_string()))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Checks that serde's types cannot express. The first problem found is returned.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        positive(self.duration_s, "duration_s".into(), "a duration in seconds")?;
+        finite_at_least(self.warmup_s, 0.0, "warmup_s".into(), "seconds ≥ 0")?;
+        if self.warmup_s >= self.duration_s {
+            return Err(err("warmup_s", "expected a warm-up shorter than duration_s"));
+        }
+        positive(self.trace_interval_ms, "trace_interval_ms".into(), "milliseconds")?;
+        if self.links.is_empty() {
+            return Err(err("links", "expected at least one link"));
+        }
+        if self.flows.is_empty() {
+            return Err(err("flows", "expected at least one flow"));
+        }
+        let mut ids = BTreeSet::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let f = |name: &str| format!("links[{i}].{name}");
+            if l.id.is_empty() {
+                return Err(err(f("id"), "expected a non-empty link id"));
+            }
+            if !ids.insert(l.id.as_str()) {
+                return Err(err(f("id"), format!("link id '{}' is used twice", l.id)));
+            }
+            positive(l.capacity_mbps, f("capacity_mbps"), "a capacity in Mbit/s")?;
+            finite_at_least(l.delay_ms, 0.0, f("delay_ms"), "a delay in ms ≥ 0")?;
+            if !(0.0..1.0).contains(&l.loss) {
+                return Err(err(
+                    f("loss"),
+                    format!("expected a probability in [0, 1), got {}", l.loss),
+                ));
+            }
+            finite_at_least(l.jitter_ms, 0.0, f("jitter_ms"), "a jitter in ms ≥ 0")?;
+            if let Some(c) = l.reverse_capacity_mbps {
+                positive(c, f("reverse_capacity_mbps"), "a capacity in Mbit/s")?;
+            }
+            if let Some(q) = &l.queue {
+                q.validate(&f("queue"))?;
+            }
+            if let Some(q) = &l.reverse_queue {
+                if l.reverse_capacity_mbps.is_none() {
+                    return Err(err(
+                        f("reverse_queue"),
+                        "a reverse queue needs reverse_capacity_mbps",
+                    ));
+                }
+                q.validate(&f("reverse_queue"))?;
+            }
+        }
+        let mut flow_ids = BTreeSet::new();
+        for (i, fl) in self.flows.iter().enumerate() {
+            let f = |name: &str| format!("flows[{i}].{name}");
+            if fl.id.is_empty() || fl.id.contains('#') {
+                return Err(err(f("id"), "expected a non-empty flow id without '#'"));
+            }
+            if !flow_ids.insert(fl.id.as_str()) {
+                return Err(err(f("id"), format!("flow id '{}' is used twice", fl.id)));
+            }
+            if fl.paths.is_empty() {
+                return Err(err(f("paths"), "expected at least one path (a list of link ids)"));
+            }
+            if fl.protocol == Protocol::Tcp && fl.paths.len() != 1 {
+                return Err(err(
+                    f("paths"),
+                    format!(
+                        "a tcp flow takes exactly one path, got {}; use protocol = \"mptcp\"",
+                        fl.paths.len()
+                    ),
+                ));
+            }
+            if fl.paths.len() > 32 {
+                return Err(err(f("paths"), "at most 32 subflows per connection"));
+            }
+            for (p, path) in fl.paths.iter().enumerate() {
+                if path.is_empty() {
+                    return Err(err(format!("flows[{i}].paths[{p}]"), "expected a non-empty list of link ids"));
+                }
+                let mut seen = BTreeSet::new();
+                for (h, hop) in path.iter().enumerate() {
+                    if !ids.contains(hop.as_str()) {
+                        let known: Vec<&str> = ids.iter().copied().collect();
+                        return Err(err(
+                            format!("flows[{i}].paths[{p}][{h}]"),
+                            format!("unknown link '{hop}'; links are: {}", known.join(", ")),
+                        ));
+                    }
+                    if !seen.insert(hop.as_str()) {
+                        return Err(err(
+                            format!("flows[{i}].paths[{p}][{h}]"),
+                            format!("link '{hop}' appears twice in one path"),
+                        ));
+                    }
+                }
+            }
+            match (fl.rcvbuf, fl.rcvbuf_bytes) {
+                (Some(BufferMode::Auto), Some(_)) => {
+                    return Err(err(f("rcvbuf_bytes"), "rcvbuf = \"auto\" takes rcvbuf_max_bytes, not rcvbuf_bytes"))
+                }
+                (Some(BufferMode::Fixed), None) => {
+                    return Err(err(f("rcvbuf_bytes"), "rcvbuf = \"fixed\" needs rcvbuf_bytes"))
+                }
+                _ => {}
+            }
+            for (name, v) in [
+                ("rcvbuf_bytes", fl.rcvbuf_bytes),
+                ("rcvbuf_max_bytes", fl.rcvbuf_max_bytes),
+                ("sndbuf_bytes", fl.sndbuf_bytes),
+                ("sndbuf_max_bytes", fl.sndbuf_max_bytes),
+            ] {
+                if let Some(v) = v {
+                    if v < MSS_BYTES as u64 {
+                        return Err(err(f(name), format!("expected at least one segment ({MSS_BYTES} bytes), got {v}")));
+                    }
+                }
+            }
+            if fl.count == 0 {
+                return Err(err(f("count"), "expected a count ≥ 1"));
+            }
+            finite_at_least(fl.start_s, 0.0, f("start_s"), "seconds ≥ 0")?;
+            if let Some(d) = fl.join_delay_s {
+                finite_at_least(d, 0.0, f("join_delay_s"), "seconds ≥ 0")?;
+            }
+            match fl.app {
+                AppSpec::Blocks { block_bytes } if block_bytes == 0 => {
+                    return Err(err(f("app.block_bytes"), "expected a block size ≥ 1 byte"))
+                }
+                AppSpec::Size { bytes } if bytes == 0 => {
+                    return Err(err(f("app.bytes"), "expected a transfer size ≥ 1 byte"))
+                }
+                _ => {}
+            }
+            let t = &fl.tcp;
+            if t.initial_window == 0 {
+                return Err(err(f("tcp.initial_window"), "expected ≥ 1 segment"));
+            }
+            if t.abc_limit == 0 {
+                return Err(err(f("tcp.abc_limit"), "expected ≥ 1"));
+            }
+            if t.min_ssthresh_segments == 0 {
+                return Err(err(f("tcp.min_ssthresh_segments"), "expected ≥ 1"));
+            }
+            positive(t.oretx_rtt_factor, f("tcp.oretx_rtt_factor"), "a factor")?;
+        }
+        Ok(())
+    }
+}
+
+impl QueueSpec {
+    fn validate(&self, field: &str) -> Result<(), ScenarioError> {
+        match self {
+            QueueSpec::Droptail { packets, bytes, ms } => {
+                let given = packets.is_some() as u8 + bytes.is_some() as u8 + ms.is_some() as u8;
+                if given != 1 {
+                    return Err(err(
+                        field,
+                        "a droptail queue takes exactly one of packets, bytes or ms",
+                    ));
+                }
+                if let Some(m) = ms {
+                    finite_at_least(*m, 0.0, format!("{field}.ms"), "milliseconds ≥ 0")?;
+                }
+                Ok(())
+            }
+            QueueSpec::Red {
+                min_packets,
+                max_packets,
+                max_p,
+                weight,
+                limit_packets,
+                ..
+            } => {
+                finite_at_least(*min_packets, 0.0, format!("{field}.min_packets"), "packets ≥ 0")?;
+                if !(max_packets.is_finite() && *max_packets > *min_packets) {
+                    return Err(err(
+                        format!("{field}.max_packets"),
+                        format!("expected a threshold above min_packets ({min_packets}), got {max_packets}"),
+                    ));
+                }
+                if !(*max_p > 0.0 && *max_p <= 1.0) {
+                    return Err(err(format!("{field}.max_p"), format!("expected a probability in (0, 1], got {max_p}")));
+                }
+                if !(*weight > 0.0 && *weight <= 1.0) {
+                    return Err(err(format!("{field}.weight"), format!("expected an EWMA weight in (0, 1], got {weight}")));
+                }
+                if *limit_packets == 0 {
+                    return Err(err(format!("{field}.limit_packets"), "expected ≥ 1 packet"));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl FlowSpec {
+    pub fn cc_kind(&self) -> CcKind {
+        self.cc.unwrap_or(match self.protocol {
+            Protocol::Tcp => CcKind::Reno,
+            Protocol::Mptcp => CcKind::Lia,
+        })
+    }
+    pub fn rcvbuf_mode(&self) -> BufferMode {
+        self.rcvbuf.unwrap_or(if self.rcvbuf_bytes.is_some() {
+            BufferMode::Fixed
+        } else {
+            BufferMode::Auto
+        })
+    }
+    pub fn penalization_mode(&self) -> Penalization {
+        match self.protocol {
+            Protocol::Tcp => Penalization::Off,
+            Protocol::Mptcp => self.penalization.unwrap_or_default(),
+        }
+    }
+    pub fn opportunistic_retransmit_enabled(&self) -> bool {
+        self.protocol == Protocol::Mptcp && self.opportunistic_retransmit.unwrap_or(true)
+    }
+}

@@ -1,0 +1,67 @@
+"""The ``mptcplab`` command: a thin adapter over the library.
+
+Each sub-command lives in its own module under ``mptcplab.commands`` and exposes
+``register(app)``; this file only collects them and turns :class:`UserError` into a one-line
+message with exit code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from mptcplab.errors import UserError
+
+app = typer.Typer(
+    name="mptcplab",
+    help="Multipath TCP workbench: simulate, emulate, design experiments, report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Order is the order of `mptcplab --help`.
+COMMAND_MODULES = ("sim", "emu", "design", "campaign", "report", "doctor", "clean", "perf")
+
+
+def _register_commands() -> None:
+    for name in COMMAND_MODULES:
+        module_name = f"mptcplab.commands.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # that command is not part of this build
+            raise
+        module.register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as exc:  # click's usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Sub-commands of the mptcplab CLI; each module exposes ``register(app)``."""

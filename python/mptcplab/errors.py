@@ -1,0 +1,35 @@
+"""The one exception type that reaches the user as a message instead of a traceback."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """Bad input from the user: a file, a field or an option.
+
+    The message names where the problem is (file, line when known, field) and what was
+    expected. The CLI prints it and exits with code 2.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.field = field
+        self.detail = message
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file
+            if self.line:
+                where += f":{self.line}"
+        if self.field:
+            where = f"{where}: {self.field}" if where else self.field
+        return f"{where}: {self.detail}" if where else self.detail

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host build of the fixed-point arithmetic in ../src/mptcp_cc_math.h, exported for the test
+ * suite (loaded with ctypes) so it can compare the very code the BPF programs run with the
+ * floating-point formulas of RFC 6356 and the OLIA/BALIA drafts. Each entry point takes the
+ * CC_PATHS path records the BPF code sees and the index of the path whose update is wanted.
+ */
+#include "../src/mptcp_cc_math.h"
+
+int cc_math_paths(void)
+{
+	return CC_PATHS;
+}
+
+unsigned long long cc_math_lia_total_over_alpha_q16(const struct cc_path *p)
+{
+	struct cc_view v;
+
+	cc_view_build(p, &v);
+	return cc_lia_total_over_alpha_q16(p, &v);
+}
+
+unsigned long long cc_math_lia_threshold_q16(const struct cc_path *p, unsigned int self)
+{
+	struct cc_view v;
+
+	cc_view_build(p, &v);
+	return cc_lia_threshold_q16(p, &v, p[self].cwnd);
+}
+
+unsigned long long cc_math_total_cwnd(const struct cc_path *p)
+{
+	return cc_total_cwnd(p);
+}
+
+long long cc_math_olia_increment_q32(const struct cc_path *p, unsigned int self,
+				     long long *eps_num, unsigned long long *eps_den)
+{
+	struct cc_olia_terms t;
+	struct cc_view v;
+
+	cc_view_build(p, &v);
+	cc_olia_terms(p, &v, self, &t);
+	*eps_num = t.eps_num;
+	*eps_den = t.eps_den;
+	return t.inc_q32;
+}
+
+unsigned long long cc_math_balia_threshold_q16(const struct cc_path *p, unsigned int self)
+{
+	struct cc_view v;
+
+	cc_view_build(p, &v);
+	return cc_balia_threshold_q16(&v, cc_self_x(&v, self), p[self].cwnd);
+}
+
+unsigned long long cc_math_balia_ssthresh(const struct cc_path *p, unsigned int self)
+{
+	struct cc_view v;
+
+	cc_view_build(p, &v);
+	return cc_balia_ssthresh(&v, cc_self_x(&v, self), p[self].cwnd);
+}

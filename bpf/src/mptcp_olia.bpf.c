@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mptcp_olia: Opportunistic Linked Increases for MPTCP subflows as a BPF tcp_congestion_ops.
+ *
+ * draft-khalili-mptcp-congestion-control-05 §3-4 (spec §2.4): the congestion-avoidance
+ * increase w_r/(rtt_r^2 (sum w_p/rtt_p)^2) + eps_r/w_r per ACK, accumulated in a signed
+ * counter that adds or removes one segment; loss intervals kept as snd_una marks updated once
+ * per congestion episode, as in the out-of-tree Linux mptcp_olia.c. Fast recovery and the
+ * decrease are Reno's; the minimum ssthresh with >= 2 paths is configurable (2 by default,
+ * like Linux; the draft says 1). A plain TCP socket runs the kernel's Reno unchanged.
+ */
+#define CC_CONN_MAP olia_conns
+#define CC_CFG_MAP olia_cfg
+#include "mptcp_cc_shared.bpf.h"
+
+#define OLIA_ONE_Q32 (1LL << CC_Q32)
+
+SEC("struct_ops/olia_init")
+void BPF_PROG(olia_init, struct sock *sk)
+{
+	cc_init_common(sk);
+}
+
+SEC("struct_ops/olia_release")
+void BPF_PROG(olia_release, struct sock *sk)
+{
+	cc_release_common(sk);
+}
+
+SEC("struct_ops/olia_cong_avoid")
+void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	struct tcp_sock *tp = cc_tcp_sk(sk);
+	struct cc_priv *ca = cc_priv(sk);
+	struct cc_olia_terms terms;
+	struct cc_snapshot snap;
+	struct cc_view view;
+	struct cc_config cfg;
+	__s64 acc;
+
+	if (!tp->is_mptcp) {
+		tcp_reno_cong_avoid(sk, ack, acked);
+		return;
+	}
+	ca->loss3 = tp->snd_una;
+	cc_load_config(&cfg);
+	cc_refresh(sk, ca, cc_ca_state(sk), &cfg, &snap);
+	if (!cc_is_cwnd_limited(tp))
+		return;
+	if (cc_in_slow_start(tp)) {
+		tcp_slow_start(tp, acked);
+		return;
+	}
+	cc_view_build(snap.path, &view);
+	cc_olia_terms(snap.path, &view, snap.self, &terms);
+	acc = ca->acc_q32 + terms.inc_q32 * (cfg.count_per_segment ? (__s64)acked : 1);
+	if (acc >= OLIA_ONE_Q32) {
+		if (tp->snd_cwnd < tp->snd_cwnd_clamp)
+			tp->snd_cwnd = tp->snd_cwnd + 1;
+		acc = 0;
+	} else if (acc <= -OLIA_ONE_Q32) {
+		tp->snd_cwnd = tp->snd_cwnd > 1 ? tp->snd_cwnd - 1 : 1;
+		acc = 0;
+	}
+	ca->acc_q32 = acc;
+}
+
+SEC("struct_ops/olia_ssthresh")
+__u32 BPF_PROG(olia_ssthresh, struct sock *sk)
+{
+	struct tcp_sock *tp = cc_tcp_sk(sk);
+	struct cc_priv *ca = cc_priv(sk);
+	struct cc_snapshot snap;
+	struct cc_view view;
+	struct cc_config cfg;
+	__u32 floor = 2;
+	__u32 half;
+
+	if (!tp->is_mptcp)
+		return tcp_reno_ssthresh(sk);
+	cc_load_config(&cfg);
+	cc_refresh(sk, ca, cc_ca_state(sk), &cfg, &snap);
+	cc_view_build(snap.path, &view);
+	if (view.n >= 2 && cfg.olia_min_ssthresh == 1)
+		floor = 1;
+	half = tp->snd_cwnd >> 1;
+	return half > floor ? half : floor;
+}
+
+SEC("struct_ops/olia_set_state")
+void BPF_PROG(olia_set_state, struct sock *sk, __u8 new_state)
+{
+	struct cc_priv *ca = cc_priv(sk);
+	struct cc_snapshot snap;
+	struct cc_config cfg;
+
+	if (!cc_tcp_sk(sk)->is_mptcp)
+		return;
+	/* One loss interval per congestion episode; not while RTO retransmissions are pending. */
+	if ((new_state == TCP_CA_LOSS || new_state == TCP_CA_RECOVERY || new_state == TCP_CA_CWR) &&
+	    ca->loss3 != ca->loss2 && !((struct inet_connection_sock *)sk)->icsk_retransmits) {
+		ca->loss1 = ca->loss2;
+		ca->loss2 = ca->loss3;
+	}
+	cc_load_config(&cfg);
+	cc_refresh(sk, ca, new_state, &cfg, &snap);
+}
+
+SEC("struct_ops/olia_undo_cwnd")
+__u32 BPF_PROG(olia_undo_cwnd, struct sock *sk)
+{
+	return tcp_reno_undo_cwnd(sk);
+}
+
+SEC(".struct_ops")
+struct tcp_congestion_ops mptcp_olia = {
+	.init = (void *)olia_init,
+	.release = (void *)olia_release,
+	.cong_avoid = (void *)olia_cong_avoid,
+	.ssthresh = (void *)olia_ssthresh,
+	.set_state = (void *)olia_set_state,
+	.undo_cwnd = (void *)olia_undo_cwnd,
+	.name = "mptcp_olia",
+};

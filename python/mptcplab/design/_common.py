@@ -1,0 +1,70 @@
+"""Shared argument checks for the design engines: random generators, sizes and unit-cube points.
+
+Every engine takes its randomness as a keyword-only ``rng`` that may be an integer seed, a
+``numpy.random.SeedSequence`` or a ``numpy.random.Generator``; the same seed always gives the same
+design. ``None`` is refused on purpose: a design that cannot be regenerated cannot be audited.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+RngLike: TypeAlias = int | np.integer | np.random.SeedSequence | np.random.Generator
+
+# Points on the boundary of [0, 1] computed as sums of floats may overshoot by a few ulps.
+UNIT_CUBE_TOLERANCE = 1e-12
+
+
+def as_generator(rng: RngLike) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` for an int seed, a SeedSequence or a Generator."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if int(rng) < 0:
+            raise ValueError(f"rng: expected a non-negative integer seed, got {int(rng)}")
+        return np.random.default_rng(int(rng))
+    raise ValueError(
+        "rng: expected an integer seed, a numpy.random.SeedSequence or a numpy.random.Generator, "
+        f"got {rng!r}"
+    )
+
+
+def check_count(name: str, value: object, *, minimum: int = 1) -> int:
+    """Validate a positive integer argument such as ``d`` or ``n``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    if int(value) < minimum:
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {int(value)}")
+    return int(value)
+
+
+def as_unit_points(points: npt.ArrayLike, *, name: str = "points") -> np.ndarray:
+    """Return ``points`` as a float (n, d) array inside [0, 1]^d, or raise a clear ValueError.
+
+    Values that overshoot the cube by at most ``UNIT_CUBE_TOLERANCE`` are clipped back into it.
+    """
+    try:
+        arr = np.asarray(points, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected a numeric (n, d) array ({exc})") from None
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array of shape (n, d), got shape {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name}: expected at least one point and one dimension, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        row, col = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name}: point {row}, coordinate {col} is not finite ({arr[row, col]})")
+    outside = (arr < -UNIT_CUBE_TOLERANCE) | (arr > 1.0 + UNIT_CUBE_TOLERANCE)
+    if np.any(outside):
+        row, col = np.argwhere(outside)[0]
+        raise ValueError(
+            f"{name}: point {row}, coordinate {col} is {arr[row, col]!r}; "
+            "expected a value in [0, 1] (scale factor values back to the unit cube first)"
+        )
+    return np.clip(arr, 0.0, 1.0)

@@ -1,0 +1,120 @@
+"""Design engines chosen by name, so that a campaign file can say ``design = "wsp"``.
+
+Every engine returns points in [0, 1]^d as an (n, d) array; options are the engine's keyword
+arguments and are checked by name so a misspelt option in a TOML file is reported, not ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._common import RngLike, check_count
+from .factorial import fractional_factorial, full_factorial
+from .lhs import lhs, maximin_lhs
+from .sobol import sobol, uniform_random
+from .wsp import wsp
+
+
+def _wsp(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+    return wsp(d, _need_n("wsp", n), rng=rng, **options)
+
+
+def _lhs(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+    n = _need_n("lhs", n)
+    if not options.pop("optimize", True):
+        centered = options.pop("centered", False)
+        if options:
+            raise ValueError(
+                f"design 'lhs': option(s) {sorted(options)} only apply with optimize = true"
+            )
+        return lhs(d, n, rng=rng, centered=centered)
+    return maximin_lhs(d, n, rng=rng, **options)
+
+
+def _sobol(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+    return sobol(d, _need_n("sobol", n), rng=rng, **options)
+
+
+def _random(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+    return uniform_random(d, _need_n("random", n), rng=rng)
+
+
+def _factorial(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+    generators = options.get("generators")
+    levels = options.get("levels")
+    if generators is not None:
+        if levels not in (None, 2):
+            raise ValueError("design 'factorial': generators need two-level factors (levels = 2)")
+        points = fractional_factorial(d, generators)
+    else:
+        if levels is None:
+            if n is None:
+                raise ValueError("design 'factorial': give 'levels' (per factor or one for all)")
+            per_factor = round(n ** (1.0 / d))
+            if per_factor**d != n:
+                raise ValueError(
+                    f"design 'factorial': n = {n} is not a power L^{d}; give 'levels' instead"
+                )
+            levels = per_factor
+        points = full_factorial(levels, d=d)
+    if n is not None and points.shape[0] != n:
+        raise ValueError(
+            f"design 'factorial': levels/generators give {points.shape[0]} points, not n = {n}"
+        )
+    return points
+
+
+def _need_n(kind: str, n: int | None) -> int:
+    if n is None:
+        raise ValueError(f"design '{kind}': the number of points n is required")
+    return n
+
+
+# name -> (engine, accepted options)
+ENGINES: dict[str, tuple[Callable[..., np.ndarray], frozenset[str]]] = {
+    "wsp": (
+        _wsp,
+        frozenset(
+            {
+                "candidates",
+                "n_candidates",
+                "oversampling",
+                "metric",
+                "init",
+                "max_iter",
+                "exact",
+                "restarts",
+            }
+        ),
+    ),
+    "lhs": (_lhs, frozenset({"optimize", "centered", "T0", "c", "it", "p", "profile", "Imax"})),
+    "sobol": (_sobol, frozenset({"scramble"})),
+    "random": (_random, frozenset()),
+    "factorial": (_factorial, frozenset({"levels", "generators"})),
+}
+
+
+def generate(
+    kind: str, d: int, n: int | None = None, *, rng: RngLike, **options: Any
+) -> np.ndarray:
+    """Generate a design by engine name: ``wsp``, ``lhs`` (maximin LHS; ``optimize=False`` for a
+    plain random LHS), ``sobol``, ``random`` or ``factorial`` (``levels``: one count or one per
+    factor; ``generators``: two-level fractional factorial, e.g. ``["D=ABC"]``).
+
+    Returns an (n, d) array in [0, 1]^d. ``rng`` is required for every kind, also for the
+    deterministic factorial designs, so that callers need not special-case them.
+    """
+    if kind not in ENGINES:
+        raise ValueError(f"design: unknown kind {kind!r}; expected one of {sorted(ENGINES)}")
+    engine, accepted = ENGINES[kind]
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        expected = sorted(accepted) if accepted else "none"
+        raise ValueError(f"design '{kind}': unknown option(s) {unknown}; accepted: {expected}")
+    d = check_count("d", d)
+    if n is not None:
+        n = check_count("n", n)
+    return engine(d, n, rng, dict(options))

@@ -1,0 +1,68 @@
+"""Sensitivity of a study's conclusions to the choice of design.
+
+Paasch, Khalili, Bonaventure, CoNEXT 2013 (spec ``algorithms.md`` §4.6): run several designs of
+comparable size, compare the 5th, 25th, 50th, 75th and 95th percentiles of the metric across them,
+and report their standard deviation relative to the metric's range. Percentiles use numpy's
+default linear interpolation (Hyndman & Fan type 7); the spread across designs is the sample
+standard deviation (ddof = 1) unless told otherwise; NaN values (failed runs) are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+DEFAULT_PERCENTILES = (5, 25, 50, 75, 95)
+
+
+def sensitivity(
+    metric_by_design: Sequence[npt.ArrayLike],
+    percentiles: Sequence[float] = DEFAULT_PERCENTILES,
+    *,
+    ddof: int = 1,
+) -> pd.DataFrame:
+    """Per-percentile values of a metric for each design and their spread across designs.
+
+    Returns a frame indexed by ``percentile`` with columns ``design_0 .. design_{m-1}``, ``mean``,
+    ``std`` (across designs), ``range`` (max - min of all values pooled) and ``relative_std``
+    (``std / range``; 0 when every value is equal).
+    """
+    if isinstance(metric_by_design, np.ndarray) and metric_by_design.ndim == 1:
+        raise ValueError("metric_by_design: expected one array of metric values per design")
+    samples = []
+    for i, values in enumerate(metric_by_design):
+        arr = np.asarray(values, dtype=float).ravel()
+        finite = arr[~np.isnan(arr)]
+        if finite.size == 0:
+            raise ValueError(f"metric_by_design: design {i} has no (non-NaN) metric values")
+        if np.any(np.isinf(finite)):
+            raise ValueError(f"metric_by_design: design {i} has infinite metric values")
+        samples.append(finite)
+    if len(samples) < 2:
+        raise ValueError(
+            f"metric_by_design: need at least 2 designs to compare, got {len(samples)}"
+        )
+    if len(samples) <= ddof:
+        raise ValueError(f"ddof: {ddof} leaves no degrees of freedom for {len(samples)} designs")
+    pct = np.asarray(list(percentiles), dtype=float)
+    if pct.ndim != 1 or pct.size == 0 or np.any((pct < 0) | (pct > 100)) or np.any(np.isnan(pct)):
+        raise ValueError(f"percentiles: expected values in [0, 100], got {list(percentiles)}")
+
+    table = np.column_stack([np.percentile(s, pct) for s in samples])
+    pooled = np.concatenate(samples)
+    value_range = float(pooled.max() - pooled.min())
+    std = table.std(axis=1, ddof=ddof)
+    relative = std / value_range if value_range > 0 else np.zeros_like(std)
+    frame = pd.DataFrame(
+        table,
+        index=pd.Index(pct, name="percentile"),
+        columns=[f"design_{i}" for i in range(len(samples))],
+    )
+    frame["mean"] = table.mean(axis=1)
+    frame["std"] = std
+    frame["range"] = value_range
+    frame["relative_std"] = relative
+    return frame

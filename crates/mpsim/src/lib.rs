@@ -15,11 +15,18 @@
 //! The crate never reads a clock, a file or the network: the same scenario and seed give the
 //! same report, bit for bit.
 
+pub mod app;
 pub mod cc;
+pub mod event;
+pub mod mptcp;
+pub mod packet;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod sim;
+pub mod tcp;
 pub mod time;
+pub mod topology;
 
 pub use report::Report;
 pub use scenario::{Scenario, ScenarioError};

@@ -58,7 +58,7 @@ pub struct LinkSpec {
     pub delay_ms: f64,
     /// Forward queue. Default: drop-tail of one bandwidth-delay product of this link
     /// (capacity × 2 × delay), at least 10 packets.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueSpec>,
     /// Bernoulli loss probability applied to each packet entering the link, in [0, 1).
     #[serde(default)]
@@ -67,10 +67,10 @@ pub struct LinkSpec {
     #[serde(default)]
     pub jitter_ms: f64,
     /// Capacity of the reverse (ACK) direction, Mbit/s. Default: unlimited, no queueing.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_capacity_mbps: Option<f64>,
     /// Queue of the reverse direction when it has a capacity. Default as for `queue`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_queue: Option<QueueSpec>,
 }
 
@@ -80,12 +80,12 @@ pub struct LinkSpec {
 pub enum QueueSpec {
     /// Tail drop; exactly one of the three sizes.
     Droptail {
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         packets: Option<u64>,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         bytes: Option<u64>,
         /// Milliseconds of the link rate.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         ms: Option<f64>,
     },
     /// Floyd–Jacobson RED, gentle form by default (spec §5.4).
@@ -208,7 +208,7 @@ pub struct FlowSpec {
     pub id: String,
     pub protocol: Protocol,
     /// Congestion control. Default `reno` for TCP, `lia` for MPTCP.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
     /// MPTCP packet scheduler. Default `minrtt`.
     #[serde(default)]
@@ -216,20 +216,20 @@ pub struct FlowSpec {
     /// One path per subflow; a path is the ordered list of link ids from sender to receiver.
     pub paths: Vec<Vec<String>>,
     /// Fixed receive buffer (window budget), bytes. Setting it selects `rcvbuf = "fixed"`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf_bytes: Option<u64>,
     /// `auto` (Linux dynamic right-sizing) or `fixed`. Default `auto` unless `rcvbuf_bytes` is set.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf: Option<BufferMode>,
     /// Cap of the auto-tuned receive buffer, bytes. Default 4 MiB.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf_max_bytes: Option<u64>,
     /// Fixed send buffer, bytes. Default: auto-tuned (twice the congestion windows, at least
     /// 64 KiB, capped by `sndbuf_max_bytes`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sndbuf_bytes: Option<u64>,
     /// Cap of the auto-tuned send buffer, bytes. Default 4 MiB.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sndbuf_max_bytes: Option<u64>,
     /// Number of identical flows; they appear as `id#0` … `id#N-1`. Default 1.
     #[serde(default = "default_count")]
@@ -241,13 +241,13 @@ pub struct FlowSpec {
     pub start_s: f64,
     /// Delay before each additional subflow's join handshake, seconds. Default: the first
     /// subflow's round trip (the join starts once the connection is established).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_delay_s: Option<f64>,
     /// MPTCP: penalise slow subflows that block the receive window (spec §3.6). Default conext13.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub penalization: Option<Penalization>,
     /// MPTCP: opportunistic retransmission of the head-of-line segment. Default true.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opportunistic_retransmit: Option<bool>,
     #[serde(default)]
     pub tcp: TcpOptions,
@@ -380,12 +380,23 @@ impl Scenario {
 
     /// Checks that serde's types cannot express. The first problem found is returned.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        positive(self.duration_s, "duration_s".into(), "a duration in seconds")?;
+        positive(
+            self.duration_s,
+            "duration_s".into(),
+            "a duration in seconds",
+        )?;
         finite_at_least(self.warmup_s, 0.0, "warmup_s".into(), "seconds ≥ 0")?;
         if self.warmup_s >= self.duration_s {
-            return Err(err("warmup_s", "expected a warm-up shorter than duration_s"));
+            return Err(err(
+                "warmup_s",
+                "expected a warm-up shorter than duration_s",
+            ));
         }
-        positive(self.trace_interval_ms, "trace_interval_ms".into(), "milliseconds")?;
+        positive(
+            self.trace_interval_ms,
+            "trace_interval_ms".into(),
+            "milliseconds",
+        )?;
         if self.links.is_empty() {
             return Err(err("links", "expected at least one link"));
         }
@@ -436,7 +447,10 @@ impl Scenario {
                 return Err(err(f("id"), format!("flow id '{}' is used twice", fl.id)));
             }
             if fl.paths.is_empty() {
-                return Err(err(f("paths"), "expected at least one path (a list of link ids)"));
+                return Err(err(
+                    f("paths"),
+                    "expected at least one path (a list of link ids)",
+                ));
             }
             if fl.protocol == Protocol::Tcp && fl.paths.len() != 1 {
                 return Err(err(
@@ -452,7 +466,10 @@ impl Scenario {
             }
             for (p, path) in fl.paths.iter().enumerate() {
                 if path.is_empty() {
-                    return Err(err(format!("flows[{i}].paths[{p}]"), "expected a non-empty list of link ids"));
+                    return Err(err(
+                        format!("flows[{i}].paths[{p}]"),
+                        "expected a non-empty list of link ids",
+                    ));
                 }
                 let mut seen = BTreeSet::new();
                 for (h, hop) in path.iter().enumerate() {
@@ -473,10 +490,16 @@ impl Scenario {
             }
             match (fl.rcvbuf, fl.rcvbuf_bytes) {
                 (Some(BufferMode::Auto), Some(_)) => {
-                    return Err(err(f("rcvbuf_bytes"), "rcvbuf = \"auto\" takes rcvbuf_max_bytes, not rcvbuf_bytes"))
+                    return Err(err(
+                        f("rcvbuf_bytes"),
+                        "rcvbuf = \"auto\" takes rcvbuf_max_bytes, not rcvbuf_bytes",
+                    ))
                 }
                 (Some(BufferMode::Fixed), None) => {
-                    return Err(err(f("rcvbuf_bytes"), "rcvbuf = \"fixed\" needs rcvbuf_bytes"))
+                    return Err(err(
+                        f("rcvbuf_bytes"),
+                        "rcvbuf = \"fixed\" needs rcvbuf_bytes",
+                    ))
                 }
                 _ => {}
             }
@@ -488,7 +511,10 @@ impl Scenario {
             ] {
                 if let Some(v) = v {
                     if v < MSS_BYTES as u64 {
-                        return Err(err(f(name), format!("expected at least one segment ({MSS_BYTES} bytes), got {v}")));
+                        return Err(err(
+                            f(name),
+                            format!("expected at least one segment ({MSS_BYTES} bytes), got {v}"),
+                        ));
                     }
                 }
             }
@@ -548,7 +574,12 @@ impl QueueSpec {
                 limit_packets,
                 ..
             } => {
-                finite_at_least(*min_packets, 0.0, format!("{field}.min_packets"), "packets ≥ 0")?;
+                finite_at_least(
+                    *min_packets,
+                    0.0,
+                    format!("{field}.min_packets"),
+                    "packets ≥ 0",
+                )?;
                 if !(max_packets.is_finite() && *max_packets > *min_packets) {
                     return Err(err(
                         format!("{field}.max_packets"),
@@ -556,10 +587,16 @@ impl QueueSpec {
                     ));
                 }
                 if !(*max_p > 0.0 && *max_p <= 1.0) {
-                    return Err(err(format!("{field}.max_p"), format!("expected a probability in (0, 1], got {max_p}")));
+                    return Err(err(
+                        format!("{field}.max_p"),
+                        format!("expected a probability in (0, 1], got {max_p}"),
+                    ));
                 }
                 if !(*weight > 0.0 && *weight <= 1.0) {
-                    return Err(err(format!("{field}.weight"), format!("expected an EWMA weight in (0, 1], got {weight}")));
+                    return Err(err(
+                        format!("{field}.weight"),
+                        format!("expected an EWMA weight in (0, 1], got {weight}"),
+                    ));
                 }
                 if *limit_packets == 0 {
                     return Err(err(format!("{field}.limit_packets"), "expected ≥ 1 packet"));

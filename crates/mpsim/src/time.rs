@@ -23,10 +23,10 @@ impl SimTime {
         SimTime(ms * 1_000_000)
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 * 1e-6
+        self.0 as f64 / 1e6
     }
     pub fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))

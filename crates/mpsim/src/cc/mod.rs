@@ -100,13 +100,26 @@ impl CcParams {
 /// The hooks a congestion control implements. `i` is the subflow's index in `subflows`.
 pub trait CongestionControl {
     /// Congestion-avoidance increase on an ACK of `bytes_acked` new bytes; returns the new cwnd.
-    fn on_ack_ca(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64, now: SimTime) -> f64;
+    fn on_ack_ca(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        bytes_acked: u64,
+        now: SimTime,
+    ) -> f64;
 
     /// ssthresh after a congestion event (fast retransmit or timeout) on subflow `i`.
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], now: SimTime) -> f64;
 
     /// One call per congestion episode, before `ssthresh_after_loss`.
-    fn on_congestion_event(&mut self, _i: usize, _subflows: &[SubflowView], _now: SimTime, _timeout: bool) {}
+    fn on_congestion_event(
+        &mut self,
+        _i: usize,
+        _subflows: &[SubflowView],
+        _now: SimTime,
+        _timeout: bool,
+    ) {
+    }
 
     /// Every ACK that advances `snd_una`, in any state (OLIA's inter-loss byte counts).
     fn on_ack_any(&mut self, _i: usize, _subflows: &[SubflowView], _bytes_acked: u64) {}
@@ -145,13 +158,25 @@ impl Cc {
 }
 
 impl CongestionControl for Cc {
-    fn on_ack_ca(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64, now: SimTime) -> f64 {
+    fn on_ack_ca(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        bytes_acked: u64,
+        now: SimTime,
+    ) -> f64 {
         self.inner().on_ack_ca(i, subflows, bytes_acked, now)
     }
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], now: SimTime) -> f64 {
         self.inner().ssthresh_after_loss(i, subflows, now)
     }
-    fn on_congestion_event(&mut self, i: usize, subflows: &[SubflowView], now: SimTime, timeout: bool) {
+    fn on_congestion_event(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        now: SimTime,
+        timeout: bool,
+    ) {
         self.inner().on_congestion_event(i, subflows, now, timeout)
     }
     fn on_ack_any(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64) {

@@ -17,7 +17,13 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
-    fn on_ack_ca(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64, _now: SimTime) -> f64 {
+    fn on_ack_ca(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        bytes_acked: u64,
+        _now: SimTime,
+    ) -> f64 {
         let v = &subflows[i];
         v.cwnd + self.params.mss * bytes_acked as f64 / v.cwnd
     }

@@ -1,0 +1,150 @@
+//! The event list: a binary heap ordered by (time, sequence number), so events at the same
+//! instant run in the order they were scheduled and every run is reproducible.
+//!
+//! Entities keep at most one pending event each (a link's transmitter, a pipe's head, a timer),
+//! as htsim does, so the heap stays small however many packets are in flight.
+
+use crate::time::SimTime;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Something that happens at a point in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A link direction finished serialising its head packet.
+    LinkTxDone(u32),
+    /// The head of a link direction's propagation pipe arrives at the far end.
+    LinkArrival(u32),
+    /// The head of a pure delay line (an ACK path without queueing) arrives.
+    DelayArrival(u32),
+    /// A subflow's retransmission timer.
+    Rto { conn: u32, subflow: u16 },
+    /// A subflow's delayed-ACK timer.
+    DelayedAck { conn: u32, subflow: u16 },
+    /// A subflow's handshake completes: it may send.
+    SubflowStart { conn: u32, subflow: u16 },
+    /// End of the warm-up: measurement counters are snapshotted.
+    WarmupEnd,
+    /// Take one sample of the requested traces.
+    TraceSample,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    time: SimTime,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+        other
+            .time
+            .cmp(&self.time)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+#[derive(Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    next_seq: u64,
+    processed: u64,
+}
+
+impl EventQueue {
+    pub fn new() -> EventQueue {
+        EventQueue::default()
+    }
+
+    pub fn schedule(&mut self, time: SimTime, event: Event) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { time, seq, event });
+    }
+
+    /// The next event if it is due no later than `until`.
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        match self.heap.peek() {
+            Some(e) if e.time <= until => {
+                let e = self.heap.pop().expect("peeked entry");
+                self.processed += 1;
+                Some((e.time, e.event))
+            }
+            _ => None,
+        }
+    }
+
+    pub fn processed(&self) -> u64 {
+        self.processed
+    }
+
+    pub fn pending(&self) -> usize {
+        self.heap.len()
+    }
+}
+
+/// A timer as data (STYLE.md, smoltcp): the wanted expiry, plus the time of the one event
+/// currently in the queue for it. Moving the deadline later costs nothing; the pending event
+/// re-arms itself when it fires early. Moving it earlier schedules one new event and makes the
+/// old one stale.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timer {
+    deadline: Option<SimTime>,
+    scheduled: Option<SimTime>,
+}
+
+impl Timer {
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.deadline
+    }
+
+    /// Arm (or re-arm) the timer for `deadline`.
+    pub fn set(&mut self, deadline: SimTime, queue: &mut EventQueue, event: Event) {
+        self.deadline = Some(deadline);
+        match self.scheduled {
+            Some(s) if s <= deadline => {}
+            _ => {
+                self.scheduled = Some(deadline);
+                queue.schedule(deadline, event);
+            }
+        }
+    }
+
+    pub fn cancel(&mut self) {
+        self.deadline = None;
+    }
+
+    /// Called when an event for this timer fires at `now`. Returns true when the timer really
+    /// expired; false for a stale event or one that re-armed itself for a later deadline.
+    pub fn fire(&mut self, now: SimTime, queue: &mut EventQueue, event: Event) -> bool {
+        if self.scheduled != Some(now) {
+            return false;
+        }
+        self.scheduled = None;
+        match self.deadline {
+            None => false,
+            Some(d) if d > now => {
+                self.scheduled = Some(d);
+                queue.schedule(d, event);
+                false
+            }
+            Some(_) => {
+                self.deadline = None;
+                true
+            }
+        }
+    }
+}

@@ -1,0 +1,550 @@
+//! One connection: its subflows, congestion control, connection-level send state (DSN space,
+//! DATA_ACK, shared send buffer, reinjection queue) and receive buffer, and the push loop that
+//! schedules data onto subflows (spec §3.1–§3.6; the loop follows the out-of-tree
+//! `mptcp_next_segment` structure quoted in spec §3.5).
+
+use super::penalization::{
+    maybe_penalize, should_retransmit_opportunistically, HeadOfLine, RbufOptions,
+};
+use super::receive_buffer::ReceiveBuffer;
+use super::scheduler::{self, LINGER_BURST_BYTES};
+use crate::app::Application;
+use crate::cc::{Cc, CcParams, SubflowView};
+use crate::event::{Event, EventQueue};
+use crate::packet::{Packet, PacketKind};
+use crate::scenario::{
+    BufferMode, CcKind, FlowSpec, Protocol, SchedulerKind, DEFAULT_BUFFER_CAP_BYTES, MSS_BYTES,
+};
+use crate::tcp::Subflow;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// Smallest auto-tuned send buffer.
+const MIN_AUTO_SNDBUF: u64 = 64 * 1024;
+
+/// What the engine hands a connection when it runs: the clock, the event list and the outbox.
+pub struct Ctx<'a> {
+    pub now: SimTime,
+    pub events: &'a mut EventQueue,
+    pub out: &'a mut Vec<Packet>,
+}
+
+/// A data-level segment sent and not yet DATA_ACKed.
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    dsn: u64,
+    len: u32,
+    /// Subflows it has been sent on (or assigned to).
+    sent_mask: u32,
+    /// The subflow that carried it first.
+    holder: u16,
+    reinjection_queued: bool,
+}
+
+/// Connection-level counters for the report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConnectionCounters {
+    pub reinjections: u64,
+    pub penalizations: u64,
+    pub rwnd_limited_ns: u64,
+    pub delivered_at_warmup: u64,
+}
+
+pub struct Connection {
+    pub id: String,
+    pub index: u32,
+    pub protocol: Protocol,
+    pub cc_kind: CcKind,
+    pub subflows: Vec<Subflow>,
+    cc: Cc,
+    views: Vec<SubflowView>,
+    scheduler: SchedulerKind,
+    rr_last: usize,
+    rbuf_opts: RbufOptions,
+    last_penalty: Option<SimTime>,
+    mss: u32,
+    // Sender, connection level.
+    data_una: u64,
+    snd_nxt_dsn: u64,
+    write_end: u64,
+    peer_edge: u64,
+    sndbuf_fixed: Option<u64>,
+    sndbuf_cap: u64,
+    chunks: VecDeque<Chunk>,
+    reinject: VecDeque<(u64, u32, u32)>,
+    rwnd_blocked_since: Option<SimTime>,
+    pub app: Application,
+    // Receiver, connection level.
+    pub rb: ReceiveBuffer,
+    delivered_scratch: Vec<(u64, u32)>,
+    pub start: SimTime,
+    warmup: SimTime,
+    pub counters: ConnectionCounters,
+}
+
+impl Connection {
+    /// `routes[i]` = (forward route, reverse route, base RTT) of path i.
+    pub fn new(
+        id: String,
+        index: u32,
+        spec: &FlowSpec,
+        routes: &[(u32, u32, SimTime)],
+        start: SimTime,
+        warmup: SimTime,
+    ) -> Connection {
+        let subflows: Vec<Subflow> = routes
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, r, rtt))| Subflow::new(i as u16, f, r, rtt, &spec.tcp))
+            .collect();
+        let n = subflows.len();
+        let cc_kind = spec.cc_kind();
+        let rcv_fixed = match spec.rcvbuf_mode() {
+            BufferMode::Fixed => spec.rcvbuf_bytes,
+            BufferMode::Auto => None,
+        };
+        let rcv_cap = spec.rcvbuf_max_bytes.unwrap_or(DEFAULT_BUFFER_CAP_BYTES);
+        Connection {
+            id,
+            index,
+            protocol: spec.protocol,
+            cc_kind,
+            cc: Cc::new(cc_kind, CcParams::from_options(&spec.tcp), n),
+            views: vec![SubflowView::default(); n],
+            subflows,
+            scheduler: spec.scheduler,
+            rr_last: n - 1,
+            rbuf_opts: RbufOptions {
+                penalization: spec.penalization_mode(),
+                opportunistic: spec.opportunistic_retransmit_enabled(),
+                oretx_rtt_factor: spec.tcp.oretx_rtt_factor,
+                oretx_small_cwnd: spec.tcp.oretx_small_cwnd,
+            },
+            last_penalty: None,
+            mss: MSS_BYTES,
+            data_una: 0,
+            snd_nxt_dsn: 0,
+            write_end: 0,
+            peer_edge: 0,
+            sndbuf_fixed: spec.sndbuf_bytes,
+            sndbuf_cap: spec.sndbuf_max_bytes.unwrap_or(DEFAULT_BUFFER_CAP_BYTES),
+            chunks: VecDeque::new(),
+            reinject: VecDeque::new(),
+            rwnd_blocked_since: None,
+            app: Application::new(&spec.app, start),
+            rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
+            delivered_scratch: Vec::new(),
+            start,
+            warmup,
+            counters: ConnectionCounters::default(),
+        }
+    }
+
+    fn refresh_views(&mut self) {
+        for (v, sf) in self.views.iter_mut().zip(&self.subflows) {
+            *v = sf.view();
+        }
+    }
+
+    fn sndbuf_limit(&self) -> u64 {
+        match self.sndbuf_fixed {
+            Some(b) => b,
+            None => {
+                let cwnds: f64 = self
+                    .subflows
+                    .iter()
+                    .filter(|s| s.established)
+                    .map(|s| s.cwnd)
+                    .sum();
+                ((2.0 * cwnds) as u64).clamp(MIN_AUTO_SNDBUF, self.sndbuf_cap.max(MIN_AUTO_SNDBUF))
+            }
+        }
+    }
+
+    fn sndbuf_full(&self) -> bool {
+        self.write_end - self.data_una >= self.sndbuf_limit()
+    }
+
+    fn app_write(&mut self, now: SimTime) {
+        let limit = self.sndbuf_limit();
+        let used = self.write_end - self.data_una;
+        if used < limit {
+            let written = self.app.write(self.write_end, limit - used, now);
+            self.write_end += written;
+        }
+    }
+
+    /// The receive-buffer optimisations apply to MPTCP with the schedulers that call them in
+    /// the out-of-tree kernel (default and redundant).
+    fn rbuf_optimizations_apply(&self) -> bool {
+        self.protocol == Protocol::Mptcp
+            && self.subflows.len() > 1
+            && matches!(
+                self.scheduler,
+                SchedulerKind::Minrtt | SchedulerKind::Redundant
+            )
+    }
+
+    fn chunk_index(&self, dsn: u64) -> Option<usize> {
+        let i = self.chunks.partition_point(|c| c.dsn < dsn);
+        (i < self.chunks.len() && self.chunks[i].dsn == dsn).then_some(i)
+    }
+
+    /// Send a copy of already-sent data on subflow `s` (reinjection, opportunistic
+    /// retransmission, redundant copy).
+    fn send_copy(&mut self, s: usize, dsn: u64, len: u32, ctx: &mut Ctx) {
+        if let Some(i) = self.chunk_index(dsn) {
+            self.chunks[i].sent_mask |= 1 << s;
+        }
+        let pkt = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
+        ctx.out.push(pkt);
+        self.counters.reinjections += 1;
+    }
+
+    /// Take the next segment of new data, recording it as a chunk held by `s`.
+    fn take_new(&mut self, s: usize) -> (u64, u32) {
+        let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64) as u32;
+        let dsn = self.snd_nxt_dsn;
+        self.snd_nxt_dsn += len as u64;
+        self.chunks.push_back(Chunk {
+            dsn,
+            len,
+            sent_mask: 1 << s,
+            holder: s as u16,
+            reinjection_queued: false,
+        });
+        (dsn, len)
+    }
+
+    /// Let subflow `s` send what it owes: go-back-N retransmissions, then data assigned to it.
+    fn drain_subflow(&mut self, s: usize, ctx: &mut Ctx) {
+        loop {
+            let sf = &mut self.subflows[s];
+            if !sf.has_cwnd_space() {
+                return;
+            }
+            if sf.has_retransmissions_pending() {
+                match sf.retransmit_next(self.index, ctx.now, ctx.events) {
+                    Some(p) => ctx.out.push(p),
+                    None => return,
+                }
+                continue;
+            }
+            let Some((dsn, len)) = sf.assigned.pop_front() else {
+                return;
+            };
+            sf.assigned_bytes -= len as u64;
+            if dsn + len as u64 <= self.data_una {
+                continue; // acknowledged at data level meanwhile: drop the copy
+            }
+            let pkt = sf.send_new(self.index, dsn, len, ctx.now, ctx.events);
+            ctx.out.push(pkt);
+        }
+    }
+
+    fn note_rwnd_blocked(&mut self, now: SimTime) {
+        if self.rwnd_blocked_since.is_none() {
+            self.rwnd_blocked_since = Some(now);
+        }
+    }
+
+    fn clear_rwnd_blocked(&mut self, now: SimTime) {
+        if let Some(since) = self.rwnd_blocked_since.take() {
+            let from = since.max(self.warmup);
+            if now > from {
+                self.counters.rwnd_limited_ns += (now - from).0;
+            }
+        }
+    }
+
+    /// Opportunistic retransmission and penalisation for subflow `s` (spec §3.6). Returns true
+    /// when it sent something.
+    fn rbuf_optimization(&mut self, s: usize, ctx: &mut Ctx) -> bool {
+        if !self.rbuf_optimizations_apply() {
+            return false;
+        }
+        let Some(front) = self.chunks.front().copied() else {
+            return false;
+        };
+        let head = HeadOfLine {
+            dsn: front.dsn,
+            len: front.len,
+            sent_mask: front.sent_mask,
+            holder: front.holder as usize,
+        };
+        if maybe_penalize(
+            &self.rbuf_opts,
+            &mut self.subflows,
+            s,
+            &head,
+            &mut self.last_penalty,
+            ctx.now,
+        ) {
+            self.counters.penalizations += 1;
+        }
+        if should_retransmit_opportunistically(&self.rbuf_opts, &self.subflows, s, &head) {
+            self.send_copy(s, head.dsn, head.len, ctx);
+            return true;
+        }
+        false
+    }
+
+    /// Schedule as much as the windows allow.
+    pub fn push(&mut self, ctx: &mut Ctx) {
+        self.app_write(ctx.now);
+        for s in 0..self.subflows.len() {
+            self.drain_subflow(s, ctx);
+        }
+        loop {
+            if let Some(&(dsn, len, mask)) = self.reinject.front() {
+                if dsn + len as u64 <= self.data_una {
+                    self.reinject.pop_front();
+                    continue;
+                }
+                match scheduler::pick(self.scheduler, &self.subflows, self.rr_last, mask) {
+                    Some(s) => {
+                        self.reinject.pop_front();
+                        self.send_copy(s, dsn, len, ctx);
+                        continue;
+                    }
+                    None => {
+                        if scheduler::pick(self.scheduler, &self.subflows, self.rr_last, 0)
+                            .is_none()
+                        {
+                            break; // every subflow is busy: wait
+                        }
+                        // Only subflows that already carry it have room: they retransmit it
+                        // themselves.
+                        self.reinject.pop_front();
+                        continue;
+                    }
+                }
+            }
+            if self.snd_nxt_dsn < self.write_end {
+                let Some(s) = scheduler::pick(self.scheduler, &self.subflows, self.rr_last, 0)
+                else {
+                    break;
+                };
+                let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
+                if self.snd_nxt_dsn + len > self.peer_edge {
+                    self.note_rwnd_blocked(ctx.now);
+                    if self.rbuf_optimization(s, ctx) {
+                        continue;
+                    }
+                    break;
+                }
+                self.clear_rwnd_blocked(ctx.now);
+                self.rr_last = s;
+                if self.scheduler == SchedulerKind::Linger {
+                    self.assign_burst(s);
+                    self.drain_subflow(s, ctx);
+                    continue;
+                }
+                let (dsn, len) = self.take_new(s);
+                let pkt = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
+                ctx.out.push(pkt);
+                if self.scheduler == SchedulerKind::Redundant {
+                    self.queue_redundant_copies(s, dsn, len, ctx);
+                }
+                continue;
+            }
+            if self.app.wants_to_write(self.write_end) && self.sndbuf_full() {
+                if let Some(s) = scheduler::pick(self.scheduler, &self.subflows, self.rr_last, 0) {
+                    if self.rbuf_optimization(s, ctx) {
+                        continue;
+                    }
+                }
+            }
+            break;
+        }
+    }
+
+    /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge.
+    fn assign_burst(&mut self, s: usize) {
+        let mut assigned = 0;
+        while assigned < LINGER_BURST_BYTES && self.snd_nxt_dsn < self.write_end {
+            let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
+            if self.snd_nxt_dsn + len > self.peer_edge {
+                break;
+            }
+            let (dsn, len) = self.take_new(s);
+            let sf = &mut self.subflows[s];
+            sf.assigned.push_back((dsn, len));
+            sf.assigned_bytes += len as u64;
+            assigned += len as u64;
+        }
+    }
+
+    fn queue_redundant_copies(&mut self, primary: usize, dsn: u64, len: u32, ctx: &mut Ctx) {
+        for k in 0..self.subflows.len() {
+            if k == primary || !self.subflows[k].established {
+                continue;
+            }
+            let sf = &mut self.subflows[k];
+            sf.assigned.push_back((dsn, len));
+            sf.assigned_bytes += len as u64;
+            if let Some(i) = self.chunk_index(dsn) {
+                self.chunks[i].sent_mask |= 1 << k;
+            }
+            self.counters.reinjections += 1;
+            self.drain_subflow(k, ctx);
+        }
+    }
+
+    /// A packet reached this connection's endpoint.
+    pub fn on_packet(&mut self, pkt: Packet, ctx: &mut Ctx) {
+        match pkt.kind {
+            PacketKind::Data => self.on_data(pkt, ctx),
+            PacketKind::Ack => self.on_ack(pkt, ctx),
+        }
+    }
+
+    fn subflow_ooo(&self) -> u64 {
+        self.subflows.iter().map(|s| s.ooo_bytes).sum()
+    }
+
+    fn on_data(&mut self, pkt: Packet, ctx: &mut Ctx) {
+        let s = pkt.subflow as usize;
+        let mut delivered = std::mem::take(&mut self.delivered_scratch);
+        delivered.clear();
+        let ack_now = self.subflows[s].on_data(&pkt, ctx.now, &mut delivered);
+        let sub_ooo = self.subflow_ooo();
+        let mut advanced = false;
+        for &(dsn, len) in &delivered {
+            advanced |= self.rb.receive(dsn, len, sub_ooo).is_some();
+        }
+        self.delivered_scratch = delivered;
+        self.rb.peak_occupancy = self.rb.peak_occupancy.max(self.rb.occupancy(sub_ooo));
+        if advanced {
+            self.app.on_read(self.rb.rcv_nxt, ctx.now);
+            let rtt = self.subflows.iter().map(|s| s.rcv_rtt).fold(0.0, f64::max);
+            self.rb.autotune(ctx.now, rtt);
+        }
+        if ack_now {
+            self.send_ack(s, ctx);
+        } else {
+            self.subflows[s].arm_delayed_ack(self.index, ctx.now, ctx.events);
+        }
+    }
+
+    fn send_ack(&mut self, s: usize, ctx: &mut Ctx) {
+        let edge = self.rb.window_edge(self.subflow_ooo());
+        let ack = self.subflows[s].make_ack(self.index, self.rb.rcv_nxt, edge, ctx.now);
+        ctx.out.push(ack);
+    }
+
+    fn on_ack(&mut self, pkt: Packet, ctx: &mut Ctx) {
+        let s = pkt.subflow as usize;
+        if pkt.dsn > self.data_una {
+            self.data_una = pkt.dsn;
+            while let Some(c) = self.chunks.front() {
+                if c.dsn + c.len as u64 <= self.data_una {
+                    self.chunks.pop_front();
+                } else {
+                    break;
+                }
+            }
+        }
+        self.peer_edge = self.peer_edge.max(pkt.window_edge);
+        self.refresh_views();
+        let outcome = self.subflows[s].on_ack(
+            self.index,
+            &pkt,
+            ctx.now,
+            &mut self.cc,
+            &mut self.views,
+            ctx.events,
+        );
+        if outcome.retransmit_head {
+            if let Some(p) = self.subflows[s].retransmit_head(self.index, ctx.now, ctx.events) {
+                ctx.out.push(p);
+            }
+        }
+        self.push(ctx);
+    }
+
+    /// A timer event for subflow `s` fired.
+    pub fn on_timer(&mut self, event: Event, ctx: &mut Ctx) {
+        match event {
+            Event::Rto { subflow, .. } => {
+                let s = subflow as usize;
+                if !self.subflows[s].rto_timer.fire(ctx.now, ctx.events, event) {
+                    return;
+                }
+                self.refresh_views();
+                if self.subflows[s].on_rto(
+                    self.index,
+                    ctx.now,
+                    &mut self.cc,
+                    &mut self.views,
+                    ctx.events,
+                ) {
+                    self.queue_reinjections(s);
+                    self.push(ctx);
+                }
+            }
+            Event::DelayedAck { subflow, .. } => {
+                let s = subflow as usize;
+                if self.subflows[s]
+                    .delack_timer
+                    .fire(ctx.now, ctx.events, event)
+                {
+                    self.send_ack(s, ctx);
+                }
+            }
+            Event::SubflowStart { subflow, .. } => {
+                let sf = &mut self.subflows[subflow as usize];
+                sf.established = true;
+                sf.start_time = ctx.now;
+                // The handshake gives the first RTT sample, as in Linux.
+                sf.rtt.sample(sf.base_rtt.as_secs_f64());
+                if subflow == 0 {
+                    // The SYN/ACK carried the peer's initial window.
+                    self.peer_edge = self.rb.window_edge(0);
+                }
+                self.push(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    /// After a subflow timeout, its outstanding data is also queued for the other subflows
+    /// (out-of-tree reinjection, spec §3.6).
+    fn queue_reinjections(&mut self, s: usize) {
+        if self.protocol != Protocol::Mptcp
+            || self.subflows.iter().filter(|x| x.established).count() < 2
+        {
+            return;
+        }
+        for k in 0..self.subflows[s].segs.len() {
+            let seg = self.subflows[s].segs[k];
+            if seg.dsn + seg.len as u64 <= self.data_una {
+                continue;
+            }
+            if let Some(i) = self.chunk_index(seg.dsn) {
+                if !self.chunks[i].reinjection_queued {
+                    self.chunks[i].reinjection_queued = true;
+                    self.reinject.push_back((seg.dsn, seg.len, 1 << s));
+                }
+            }
+        }
+    }
+
+    /// Called at the end of the warm-up.
+    pub fn snapshot_warmup(&mut self) {
+        self.counters.delivered_at_warmup = self.rb.rcv_nxt;
+        for sf in &mut self.subflows {
+            sf.counters.bytes_delivered_at_warmup = sf.counters.bytes_delivered;
+        }
+    }
+
+    /// Called at the end of the run.
+    pub fn close(&mut self, now: SimTime) {
+        self.clear_rwnd_blocked(now);
+    }
+
+    /// The window the receiver would advertise now, bytes (for traces).
+    pub fn advertised_window(&self) -> u64 {
+        self.rb.free_window(self.subflow_ooo())
+    }
+}

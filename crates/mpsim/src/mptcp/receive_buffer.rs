@@ -1,0 +1,180 @@
+//! The connection-level receive buffer shared by all subflows (spec §3.3, §3.4, §3.7).
+//!
+//! Data arrives from the subflows in subflow order, is reordered by data sequence number (DSN),
+//! and is read by the application as soon as it is in order. The window advertised on every
+//! subflow's ACKs is relative to DATA_ACK, and its right edge never moves left (Linux).
+//! Occupancy counts connection-level out-of-order bytes and subflow-level out-of-order bytes.
+//!
+//! Auto-tuning is Linux dynamic right-sizing (`tcp_rcv_space_adjust`, and its MPTCP form
+//! `mptcp_rcv_space_adjust`, spec §3.7): once per receiver RTT — the largest over subflows for
+//! MPTCP — if the application read more than last time, the buffer grows to
+//! `rcvwin = 2·copied + 16·mss`, plus twice the growth ratio, capped at the maximum, never
+//! shrinking. The configured size is the window budget: we model payload bytes, not skb
+//! truesize (spec §3.3).
+
+use crate::time::SimTime;
+use std::collections::BTreeMap;
+
+/// Initial auto-tuned window: Linux `tcp_rmem[1]` = 128 KiB with half of it advertised.
+pub const AUTO_INITIAL_BYTES: u64 = 64 * 1024;
+
+pub struct ReceiveBuffer {
+    /// DATA_ACK: the next DSN expected.
+    pub rcv_nxt: u64,
+    ooo: BTreeMap<u64, u32>,
+    pub ooo_bytes: u64,
+    /// Current size (window budget), bytes.
+    pub size: u64,
+    cap: u64,
+    auto: bool,
+    right_edge: u64,
+    mss: u64,
+    /// Dynamic right-sizing: bytes read in the last measurement, and when it started.
+    space: u64,
+    space_started: SimTime,
+    read_at_space_start: u64,
+    pub peak_occupancy: u64,
+}
+
+impl ReceiveBuffer {
+    pub fn new(
+        fixed: Option<u64>,
+        cap: u64,
+        mss: u32,
+        initial_window_segments: u32,
+    ) -> ReceiveBuffer {
+        let (size, auto) = match fixed {
+            Some(bytes) => (bytes, false),
+            None => (AUTO_INITIAL_BYTES.min(cap), true),
+        };
+        ReceiveBuffer {
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            ooo_bytes: 0,
+            size,
+            cap,
+            auto,
+            right_edge: 0,
+            mss: mss as u64,
+            space: initial_window_segments as u64 * mss as u64,
+            space_started: SimTime::ZERO,
+            read_at_space_start: 0,
+            peak_occupancy: 0,
+        }
+    }
+
+    /// A subflow delivered (dsn, len) in subflow order. Returns the new DATA_ACK if it advanced.
+    /// `subflow_ooo` is the subflows' own out-of-order bytes, for the occupancy peak.
+    pub fn receive(&mut self, dsn: u64, len: u32, subflow_ooo: u64) -> Option<u64> {
+        let end = dsn + len as u64;
+        if end <= self.rcv_nxt {
+            return None; // a copy of data already delivered (reinjection or redundant)
+        }
+        if dsn > self.rcv_nxt {
+            if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(dsn) {
+                e.insert(len);
+                self.ooo_bytes += len as u64;
+            }
+            self.peak_occupancy = self.peak_occupancy.max(self.ooo_bytes + subflow_ooo);
+            return None;
+        }
+        self.rcv_nxt = end;
+        while let Some((&d, &l)) = self.ooo.first_key_value() {
+            if d > self.rcv_nxt {
+                break;
+            }
+            self.ooo.pop_first();
+            self.ooo_bytes -= l as u64;
+            self.rcv_nxt = self.rcv_nxt.max(d + l as u64);
+        }
+        Some(self.rcv_nxt)
+    }
+
+    /// Bytes held: out of order here and in the subflows (the application reads instantly).
+    pub fn occupancy(&self, subflow_ooo: u64) -> u64 {
+        self.ooo_bytes + subflow_ooo
+    }
+
+    /// Right edge of the window to advertise: DATA_ACK + free space, never moving left.
+    pub fn window_edge(&mut self, subflow_ooo: u64) -> u64 {
+        let free = self.size.saturating_sub(self.occupancy(subflow_ooo));
+        self.right_edge = self.right_edge.max(self.rcv_nxt + free);
+        self.right_edge
+    }
+
+    /// The free window now (for traces).
+    pub fn free_window(&self, subflow_ooo: u64) -> u64 {
+        self.size.saturating_sub(self.occupancy(subflow_ooo))
+    }
+
+    /// Dynamic right-sizing step; `rtt_s` is the receiver's RTT estimate (the largest over the
+    /// subflows), 0 when unknown.
+    pub fn autotune(&mut self, now: SimTime, rtt_s: f64) {
+        if !self.auto || rtt_s <= 0.0 {
+            return;
+        }
+        if (now - self.space_started).as_secs_f64() < rtt_s {
+            return;
+        }
+        let copied = self.rcv_nxt - self.read_at_space_start;
+        if copied > self.space {
+            let mut rcvwin = 2 * copied + 16 * self.mss;
+            let grow =
+                (rcvwin as u128 * (copied - self.space) as u128 / self.space.max(1) as u128) as u64;
+            rcvwin = rcvwin.saturating_add(2 * grow);
+            let target = rcvwin.min(self.cap);
+            if target > self.size {
+                self.size = target;
+            }
+            self.space = copied;
+        }
+        self.space_started = now;
+        self.read_at_space_start = self.rcv_nxt;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reorders_and_discards_copies() {
+        let mut rb = ReceiveBuffer::new(Some(100_000), 100_000, 1000, 10);
+        assert_eq!(rb.receive(1000, 1000, 0), None);
+        assert_eq!(rb.ooo_bytes, 1000);
+        assert_eq!(rb.receive(0, 1000, 0), Some(2000));
+        assert_eq!(rb.ooo_bytes, 0);
+        assert_eq!(
+            rb.receive(0, 1000, 0),
+            None,
+            "a reinjected copy is discarded"
+        );
+        assert_eq!(rb.rcv_nxt, 2000);
+    }
+
+    #[test]
+    fn right_edge_never_moves_left() {
+        let mut rb = ReceiveBuffer::new(Some(10_000), 10_000, 1000, 10);
+        assert_eq!(rb.window_edge(0), 10_000);
+        rb.receive(5000, 1000, 0);
+        // Occupancy 1000 would give 9000, but the edge stays.
+        assert_eq!(rb.window_edge(0), 10_000);
+        rb.receive(0, 5000, 0);
+        assert_eq!(rb.window_edge(0), 16_000);
+    }
+
+    /// Linux `tcp_rcv_space_adjust` arithmetic: copied 100 kB after space 50 kB with mss 1000
+    /// gives rcvwin = 2·100k + 16k = 216k, grow = 216k·50k/50k = 216k, rcvwin = 648k.
+    #[test]
+    fn dynamic_right_sizing_matches_linux_formula() {
+        let mut rb = ReceiveBuffer::new(None, 4 << 20, 1000, 50);
+        rb.receive(0, 100_000, 0);
+        rb.autotune(SimTime::from_millis(100), 0.05);
+        assert_eq!(rb.size, 648_000);
+        // Capped.
+        let mut capped = ReceiveBuffer::new(None, 200_000, 1000, 50);
+        capped.receive(0, 100_000, 0);
+        capped.autotune(SimTime::from_millis(100), 0.05);
+        assert_eq!(capped.size, 200_000);
+    }
+}

@@ -1,0 +1,89 @@
+//! MPTCP packet schedulers (spec §3.5, §3.8): which subflow carries the next segment.
+//!
+//! - `minrtt`: the out-of-tree Linux default (`mptcp_sched.c`): the available subflow with the
+//!   lowest smoothed RTT; a reinjection avoids subflows that already carried the data.
+//! - `roundrobin`: `mptcp_rr.c` with num_segments = 1 and cwnd_limited = true.
+//! - `redundant`: `mptcp_redundant.c`: minrtt for the original, a copy for every other subflow.
+//! - `linger`: the upstream Linux default (`mptcp_subflow_get_send`, protocol.c): the subflow
+//!   whose queued data would drain soonest at its pacing rate, fed in bursts of up to
+//!   `MPTCP_SEND_BURST_SIZE`.
+
+use crate::scenario::SchedulerKind;
+use crate::tcp::Subflow;
+
+/// Upstream `MPTCP_SEND_BURST_SIZE`: 64 KiB minus header and option space.
+pub const LINGER_BURST_BYTES: u64 = 65_428;
+
+/// Available for new data in the out-of-tree sense (`mptcp_is_available`): established, not in
+/// the RTO loss state, no go-back-N retransmissions or assigned data waiting, and room for a
+/// segment in the congestion window.
+pub fn available(sf: &Subflow) -> bool {
+    sf.established
+        && !sf.in_loss_state()
+        && !sf.has_retransmissions_pending()
+        && sf.assigned.is_empty()
+        && sf.has_cwnd_space()
+}
+
+fn srtt_or_base(sf: &Subflow) -> f64 {
+    if sf.rtt.srtt > 0.0 {
+        sf.rtt.srtt
+    } else {
+        sf.base_rtt.as_secs_f64()
+    }
+}
+
+/// The lowest-RTT available subflow not in `exclude_mask`.
+pub fn min_rtt(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
+    subflows
+        .iter()
+        .enumerate()
+        .filter(|(i, sf)| exclude_mask & (1 << i) == 0 && available(sf))
+        .min_by(|(_, a), (_, b)| srtt_or_base(a).total_cmp(&srtt_or_base(b)))
+        .map(|(i, _)| i)
+}
+
+/// The next available subflow after `last`, cyclically.
+pub fn round_robin(subflows: &[Subflow], last: usize, exclude_mask: u32) -> Option<usize> {
+    let n = subflows.len();
+    (1..=n)
+        .map(|k| (last + k) % n)
+        .find(|&i| exclude_mask & (1 << i) == 0 && available(&subflows[i]))
+}
+
+/// Upstream linger-time choice: among established subflows with free send space, the one with
+/// the smallest `queued / pacing_rate`. Linux pacing rate: 2·cwnd/srtt in slow start, 1.2·cwnd/srtt
+/// in congestion avoidance (bytes/s).
+pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
+    subflows
+        .iter()
+        .enumerate()
+        .filter(|(i, sf)| {
+            exclude_mask & (1 << i) == 0
+                && sf.established
+                && !sf.in_loss_state()
+                && sf.assigned_bytes < LINGER_BURST_BYTES
+        })
+        .map(|(i, sf)| {
+            let ratio = if sf.cwnd < sf.ssthresh { 2.0 } else { 1.2 };
+            let pacing = ratio * sf.cwnd / srtt_or_base(sf);
+            let queued = (sf.flight() + sf.assigned_bytes) as f64;
+            (i, queued / pacing)
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+/// Pick the subflow for the next segment.
+pub fn pick(
+    kind: SchedulerKind,
+    subflows: &[Subflow],
+    rr_last: usize,
+    exclude_mask: u32,
+) -> Option<usize> {
+    match kind {
+        SchedulerKind::Minrtt | SchedulerKind::Redundant => min_rtt(subflows, exclude_mask),
+        SchedulerKind::Roundrobin => round_robin(subflows, rr_last, exclude_mask),
+        SchedulerKind::Linger => linger(subflows, exclude_mask),
+    }
+}

@@ -1,0 +1,38 @@
+//! The one packet type that crosses the simulated network. It is small and `Copy`: the simulator
+//! moves packets by value through queues and pipes and never allocates per packet.
+
+/// Whether a packet carries data (sender → receiver) or an acknowledgement (receiver → sender).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    Ack,
+}
+
+/// A TCP segment or ACK with its MPTCP data-level fields (DSS mapping / DATA_ACK, RFC 8684 §3.3)
+/// and timestamps (RFC 7323), plus its position on its route.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub kind: PacketKind,
+    /// Index of the hop the packet is at on its route.
+    pub hop: u16,
+    /// Subflow index inside the connection.
+    pub subflow: u16,
+    /// Connection index in the simulator.
+    pub conn: u32,
+    /// Route index in the network.
+    pub route: u32,
+    /// Bytes on the wire (payload + headers).
+    pub wire_bytes: u32,
+    /// Data: payload bytes. Ack: 0.
+    pub len: u32,
+    /// Data: subflow sequence number of the first byte. Ack: subflow cumulative ACK.
+    pub seq: u64,
+    /// Data: data sequence number (DSN) of the first byte. Ack: DATA_ACK.
+    pub dsn: u64,
+    /// Ack: right edge of the connection-level receive window (DATA_ACK + window).
+    pub window_edge: u64,
+    /// Timestamp value: when the packet was sent, ns.
+    pub ts_val: u64,
+    /// Timestamp echo: the peer's timestamp being echoed, ns (0 = none).
+    pub ts_ecr: u64,
+}

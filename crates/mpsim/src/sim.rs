@@ -1,0 +1,424 @@
+//! The engine: builds the network and the connections from a scenario, runs the event loop
+//! until the end of the run, and writes the report.
+
+use crate::event::{Event, EventQueue};
+use crate::mptcp::connection::Ctx;
+use crate::mptcp::Connection;
+use crate::packet::Packet;
+use crate::report::{
+    BlockSeries, FlowReport, LatencySummary, LinkReport, NamedSeries, Report, SubflowReport,
+    Traces, FORMAT_VERSION,
+};
+use crate::rng::{RandomStream, StreamPurpose};
+use crate::scenario::{Protocol, Scenario, TraceKind};
+use crate::time::SimTime;
+use crate::topology::{Hop, Network};
+
+/// Copies of a flow with `count > 1` start at random offsets within this window, so that
+/// identical users do not move in lock-step.
+const COPY_START_SPREAD: SimTime = SimTime(100_000_000);
+
+pub struct Simulator<'s> {
+    scenario: &'s Scenario,
+    net: Network,
+    conns: Vec<Connection>,
+    events: EventQueue,
+    outbox: Vec<Packet>,
+    end: SimTime,
+    warmup: SimTime,
+    packets_delivered: u64,
+    traces: Option<Traces>,
+}
+
+impl<'s> Simulator<'s> {
+    /// Build a simulator for a validated scenario.
+    pub fn new(scenario: &'s Scenario) -> Simulator<'s> {
+        let mut net = Network::build(&scenario.links, scenario.seed);
+        let mut events = EventQueue::new();
+        let warmup = SimTime::from_secs_f64(scenario.warmup_s);
+        let mut conns = Vec::new();
+        for (f, spec) in scenario.flows.iter().enumerate() {
+            let mut start_rng =
+                RandomStream::derive(scenario.seed, f as u64, StreamPurpose::FlowStart);
+            for k in 0..spec.count {
+                let id = if spec.count == 1 {
+                    spec.id.clone()
+                } else {
+                    format!("{}#{}", spec.id, k)
+                };
+                let mut start = SimTime::from_secs_f64(spec.start_s);
+                if spec.count > 1 {
+                    start += SimTime((start_rng.uniform() * COPY_START_SPREAD.0 as f64) as u64);
+                }
+                let routes: Vec<_> = spec.paths.iter().map(|p| net.add_path(p)).collect();
+                let index = conns.len() as u32;
+                let conn = Connection::new(id, index, spec, &routes, start, warmup);
+                // The first subflow can send after the three-way handshake; the others after
+                // their MP_JOIN handshake, which starts once the connection is established.
+                let established = start + routes[0].2;
+                events.schedule(
+                    established,
+                    Event::SubflowStart {
+                        conn: index,
+                        subflow: 0,
+                    },
+                );
+                for (i, route) in routes.iter().enumerate().skip(1) {
+                    let join = spec
+                        .join_delay_s
+                        .map(SimTime::from_secs_f64)
+                        .unwrap_or(route.2);
+                    events.schedule(
+                        established + join,
+                        Event::SubflowStart {
+                            conn: index,
+                            subflow: i as u16,
+                        },
+                    );
+                }
+                conns.push(conn);
+            }
+        }
+        if warmup > SimTime::ZERO {
+            events.schedule(warmup, Event::WarmupEnd);
+        }
+        let traces = if scenario.trace.iter().any(|t| *t != TraceKind::Blocks) {
+            events.schedule(SimTime::ZERO, Event::TraceSample);
+            Some(Traces::default())
+        } else if scenario.trace.contains(&TraceKind::Blocks) {
+            Some(Traces::default())
+        } else {
+            None
+        };
+        Simulator {
+            scenario,
+            net,
+            conns,
+            events,
+            outbox: Vec::with_capacity(64),
+            end: SimTime::from_secs_f64(scenario.duration_s),
+            warmup,
+            packets_delivered: 0,
+            traces,
+        }
+    }
+
+    /// Put a packet on its next hop, or hand it to its endpoint when it has crossed them all.
+    fn forward(&mut self, pkt: Packet, now: SimTime) {
+        let route = &self.net.routes[pkt.route as usize];
+        match route.hops.get(pkt.hop as usize) {
+            Some(Hop::Link(l)) => {
+                if let crate::topology::link::Admission::StartTx(t) =
+                    self.net.links[*l as usize].enqueue(pkt, now)
+                {
+                    self.events.schedule(t, Event::LinkTxDone(*l));
+                }
+            }
+            Some(Hop::Delay(d)) => {
+                if let Some(t) = self.net.delay_lines[*d as usize].push(now, pkt) {
+                    self.events.schedule(t, Event::DelayArrival(*d));
+                }
+            }
+            None => {
+                self.packets_delivered += 1;
+                let mut out = std::mem::take(&mut self.outbox);
+                let mut ctx = Ctx {
+                    now,
+                    events: &mut self.events,
+                    out: &mut out,
+                };
+                self.conns[pkt.conn as usize].on_packet(pkt, &mut ctx);
+                self.send_outbox(out, now);
+            }
+        }
+    }
+
+    fn send_outbox(&mut self, mut out: Vec<Packet>, now: SimTime) {
+        for pkt in out.drain(..) {
+            self.forward(pkt, now);
+        }
+        self.outbox = out;
+    }
+
+    fn conn_event(&mut self, conn: u32, event: Event, now: SimTime) {
+        let mut out = std::mem::take(&mut self.outbox);
+        let mut ctx = Ctx {
+            now,
+            events: &mut self.events,
+            out: &mut out,
+        };
+        self.conns[conn as usize].on_timer(event, &mut ctx);
+        self.send_outbox(out, now);
+    }
+
+    fn sample_traces(&mut self, now: SimTime) {
+        let Some(tr) = self.traces.as_mut() else {
+            return;
+        };
+        let kinds = &self.scenario.trace;
+        tr.time_s.push(now.as_secs_f64());
+        if kinds.contains(&TraceKind::Cwnd) {
+            let mut k = 0;
+            for c in &self.conns {
+                for sf in &c.subflows {
+                    if tr.cwnd.len() <= k {
+                        tr.cwnd.push(NamedSeries {
+                            name: format!("{}/{}", c.id, sf.index),
+                            values: Vec::new(),
+                        });
+                    }
+                    tr.cwnd[k].values.push(sf.cwnd);
+                    k += 1;
+                }
+            }
+        }
+        if kinds.contains(&TraceKind::Rwnd) {
+            for (k, c) in self.conns.iter().enumerate() {
+                if tr.rwnd.len() <= k {
+                    tr.rwnd.push(NamedSeries {
+                        name: c.id.clone(),
+                        values: Vec::new(),
+                    });
+                }
+                tr.rwnd[k].values.push(c.advertised_window() as f64);
+            }
+        }
+        if kinds.contains(&TraceKind::Queue) {
+            for (k, l) in self.net.links.iter().enumerate() {
+                if tr.queue.len() <= k {
+                    tr.queue.push(NamedSeries {
+                        name: l.name.clone(),
+                        values: Vec::new(),
+                    });
+                }
+                tr.queue[k].values.push(l.queue.len() as f64);
+            }
+        }
+        let next = now + SimTime::from_millis_f64(self.scenario.trace_interval_ms);
+        if next <= self.end {
+            self.events.schedule(next, Event::TraceSample);
+        }
+    }
+
+    /// Run to the end and report.
+    pub fn run(mut self) -> Report {
+        while let Some((now, event)) = self.events.pop_until(self.end) {
+            match event {
+                Event::LinkTxDone(l) => {
+                    let (arrival, next_tx) = self.net.links[l as usize].tx_done(now);
+                    if let Some(t) = arrival {
+                        self.events.schedule(t, Event::LinkArrival(l));
+                    }
+                    if let Some(t) = next_tx {
+                        self.events.schedule(t, Event::LinkTxDone(l));
+                    }
+                }
+                Event::LinkArrival(l) => {
+                    let link = &mut self.net.links[l as usize];
+                    let (_, mut pkt) = link
+                        .pipe
+                        .pop_front()
+                        .expect("scheduled arrival has a packet");
+                    if let Some(&(t, _)) = link.pipe.front() {
+                        self.events.schedule(t, Event::LinkArrival(l));
+                    }
+                    pkt.hop += 1;
+                    self.forward(pkt, now);
+                }
+                Event::DelayArrival(d) => {
+                    let line = &mut self.net.delay_lines[d as usize];
+                    let (_, mut pkt) = line
+                        .pipe
+                        .pop_front()
+                        .expect("scheduled arrival has a packet");
+                    if let Some(&(t, _)) = line.pipe.front() {
+                        self.events.schedule(t, Event::DelayArrival(d));
+                    }
+                    pkt.hop += 1;
+                    self.forward(pkt, now);
+                }
+                Event::Rto { conn, .. }
+                | Event::DelayedAck { conn, .. }
+                | Event::SubflowStart { conn, .. } => {
+                    self.conn_event(conn, event, now);
+                }
+                Event::WarmupEnd => {
+                    for c in &mut self.conns {
+                        c.snapshot_warmup();
+                    }
+                    for l in &mut self.net.links {
+                        l.counters_at_warmup = l.counters;
+                    }
+                }
+                Event::TraceSample => self.sample_traces(now),
+            }
+        }
+        self.report()
+    }
+
+    fn report(mut self) -> Report {
+        let end = self.end;
+        let measured = (end - self.warmup).as_secs_f64();
+        for c in &mut self.conns {
+            c.close(end);
+        }
+        for l in &mut self.net.links {
+            l.close(end);
+        }
+        let mbps = |bytes: u64| bytes as f64 * 8.0 / measured / 1e6;
+        let mut flows = Vec::with_capacity(self.conns.len());
+        let mut block_series = Vec::new();
+        for c in &self.conns {
+            let subflows: Vec<SubflowReport> = c
+                .subflows
+                .iter()
+                .map(|sf| {
+                    let path = self.scenario_path(c, sf.index as usize);
+                    SubflowReport {
+                        index: sf.index as usize,
+                        path,
+                        goodput_mbps: mbps(
+                            sf.counters.bytes_delivered - sf.counters.bytes_delivered_at_warmup,
+                        ),
+                        bytes_delivered: sf.counters.bytes_delivered,
+                        packets_sent: sf.counters.packets_sent,
+                        retransmits: sf.counters.retransmits,
+                        fast_retransmits: sf.counters.fast_retransmits,
+                        timeouts: sf.counters.timeouts,
+                        mean_srtt_ms: sf.rtt.mean_srtt() * 1e3,
+                        max_cwnd_bytes: sf.counters.max_cwnd,
+                        time_to_max_cwnd_s: if sf.established {
+                            (sf.counters.max_cwnd_at.max(sf.start_time) - sf.start_time)
+                                .as_secs_f64()
+                        } else {
+                            0.0
+                        },
+                    }
+                })
+                .collect();
+            let (completion_s, block_latency) = match &c.app {
+                crate::app::Application::Size { completed_at, .. } => {
+                    (completed_at.map(|t| (t - c.start).as_secs_f64()), None)
+                }
+                crate::app::Application::Blocks(b) => {
+                    if self.scenario.trace.contains(&TraceKind::Blocks) {
+                        block_series.push(BlockSeries {
+                            flow: c.id.clone(),
+                            done_s: b.completed.iter().map(|(t, _)| t.as_secs_f64()).collect(),
+                            latency_ms: b
+                                .completed
+                                .iter()
+                                .map(|(_, l)| l.as_millis_f64())
+                                .collect(),
+                        });
+                    }
+                    let lat: Vec<f64> = b
+                        .completed
+                        .iter()
+                        .filter(|(t, _)| *t >= self.warmup)
+                        .map(|(_, l)| l.as_millis_f64())
+                        .collect();
+                    (None, summarize(lat))
+                }
+                crate::app::Application::Bulk => (None, None),
+            };
+            flows.push(FlowReport {
+                id: c.id.clone(),
+                protocol: match c.protocol {
+                    Protocol::Tcp => "tcp".into(),
+                    Protocol::Mptcp => "mptcp".into(),
+                },
+                cc: format!("{:?}", c.cc_kind).to_lowercase(),
+                goodput_mbps: mbps(c.rb.rcv_nxt - c.counters.delivered_at_warmup),
+                bytes_delivered: c.rb.rcv_nxt,
+                retransmits: subflows.iter().map(|s| s.retransmits).sum(),
+                reinjections: c.counters.reinjections,
+                penalizations: c.counters.penalizations,
+                rwnd_limited_s: c.counters.rwnd_limited_ns as f64 * 1e-9,
+                peak_rcvbuf_bytes: c.rb.peak_occupancy,
+                final_rcvbuf_bytes: c.rb.size,
+                completion_s,
+                block_latency,
+                subflows,
+            });
+        }
+        let links = self
+            .scenario
+            .links
+            .iter()
+            .zip(&self.net.pairs)
+            .map(|(spec, pair)| {
+                let l = &self.net.links[pair.forward as usize];
+                let c = l.counters;
+                let w = l.counters_at_warmup;
+                let offered = c.offered - w.offered;
+                let drops = c.drops() - w.drops();
+                LinkReport {
+                    id: spec.id.clone(),
+                    utilization: (c.busy_ns - w.busy_ns) as f64 * 1e-9 / measured,
+                    packets: c.packets - w.packets,
+                    bytes: c.bytes - w.bytes,
+                    drops,
+                    queue_drops: c.queue_drops - w.queue_drops,
+                    red_drops: c.red_drops - w.red_drops,
+                    random_drops: c.random_drops - w.random_drops,
+                    loss_rate: if offered > 0 {
+                        drops as f64 / offered as f64
+                    } else {
+                        0.0
+                    },
+                    mean_queue_packets: ((c.queue_area - w.queue_area) as f64
+                        / (end - self.warmup).0 as f64),
+                    max_queue_packets: c.max_queue_packets,
+                }
+            })
+            .collect();
+        let mut traces = self.traces.take();
+        if let Some(t) = traces.as_mut() {
+            t.blocks = block_series;
+        }
+        Report {
+            format_version: FORMAT_VERSION,
+            mpsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            scenario: self.scenario.clone(),
+            seed: self.scenario.seed,
+            measured_s: measured,
+            events: self.events.processed(),
+            packets_delivered: self.packets_delivered,
+            flows,
+            links,
+            traces,
+        }
+    }
+
+    fn scenario_path(&self, c: &Connection, subflow: usize) -> Vec<String> {
+        let base_id = c.id.split('#').next().unwrap_or(&c.id);
+        self.scenario
+            .flows
+            .iter()
+            .find(|f| f.id == base_id)
+            .map(|f| f.paths[subflow].clone())
+            .unwrap_or_default()
+    }
+}
+
+fn summarize(mut lat: Vec<f64>) -> Option<LatencySummary> {
+    if lat.is_empty() {
+        return None;
+    }
+    lat.sort_by(f64::total_cmp);
+    let q = |p: f64| lat[(((lat.len() - 1) as f64) * p).round() as usize];
+    Some(LatencySummary {
+        count: lat.len() as u64,
+        mean_ms: lat.iter().sum::<f64>() / lat.len() as f64,
+        p50_ms: q(0.5),
+        p95_ms: q(0.95),
+        p99_ms: q(0.99),
+        max_ms: *lat.last().expect("non-empty"),
+    })
+}
+
+/// Run a validated scenario to completion.
+pub fn run(scenario: &Scenario) -> Report {
+    Simulator::new(scenario).run()
+}

@@ -1,0 +1,6 @@
+//! One TCP connection's machinery, used as-is for a single-path flow and for every MPTCP subflow.
+
+pub mod rtt;
+pub mod subflow;
+
+pub use subflow::Subflow;

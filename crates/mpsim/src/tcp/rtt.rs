@@ -1,0 +1,114 @@
+//! Round-trip time estimation and the retransmission timeout, RFC 6298 §2–§5, with the Linux
+//! variant (spec §1.5): Linux adds a 200 ms minimum to SRTT instead of flooring the RTO at 1 s.
+
+use crate::scenario::RtoPolicy;
+use crate::time::SimTime;
+
+/// RFC 6298 §2: α = 1/8, β = 1/4, K = 4.
+const ALPHA: f64 = 1.0 / 8.0;
+const BETA: f64 = 1.0 / 4.0;
+const K: f64 = 4.0;
+/// RFC 6298 (2.1): RTO before any sample.
+pub const INITIAL_RTO: SimTime = SimTime(1_000_000_000);
+/// RFC 6298 (2.4): "rounded up to 1 second".
+const RFC_MIN_RTO_S: f64 = 1.0;
+/// Linux TCP_RTO_MIN.
+const LINUX_MIN_RTO_S: f64 = 0.2;
+/// RFC 6298 (2.5) allows a ceiling of at least 60 s; Linux TCP_RTO_MAX is 120 s.
+pub const MAX_RTO: SimTime = SimTime(120_000_000_000);
+/// Clock granularity G; the simulator's clock is exact, Linux's is 1 ms-ish (jiffies).
+const GRANULARITY_S: f64 = 0.001;
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    policy: RtoPolicy,
+    /// Seconds; 0 before the first sample.
+    pub srtt: f64,
+    pub rttvar: f64,
+    rto: SimTime,
+    pub samples: u64,
+    srtt_sum: f64,
+}
+
+impl RttEstimator {
+    pub fn new(policy: RtoPolicy) -> RttEstimator {
+        RttEstimator {
+            policy,
+            srtt: 0.0,
+            rttvar: 0.0,
+            rto: INITIAL_RTO,
+            samples: 0,
+            srtt_sum: 0.0,
+        }
+    }
+
+    /// Feed one RTT measurement, seconds.
+    pub fn sample(&mut self, r: f64) {
+        if self.samples == 0 {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+        } else {
+            // RFC 6298 (2.3): RTTVAR first, with the old SRTT.
+            self.rttvar = (1.0 - BETA) * self.rttvar + BETA * (self.srtt - r).abs();
+            self.srtt = (1.0 - ALPHA) * self.srtt + ALPHA * r;
+        }
+        self.samples += 1;
+        self.srtt_sum += self.srtt;
+        let rto_s = match self.policy {
+            RtoPolicy::Rfc6298 => {
+                (self.srtt + (K * self.rttvar).max(GRANULARITY_S)).max(RFC_MIN_RTO_S)
+            }
+            RtoPolicy::Linux => self.srtt + (K * self.rttvar).max(LINUX_MIN_RTO_S),
+        };
+        self.rto = SimTime::from_secs_f64(rto_s).min(MAX_RTO);
+    }
+
+    /// The current RTO before backoff.
+    pub fn rto(&self) -> SimTime {
+        self.rto
+    }
+
+    pub fn mean_srtt(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.srtt_sum / self.samples as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The worked example of spec §1.5: samples of 100 ms then 120 ms.
+    #[test]
+    fn rfc6298_worked_example() {
+        let mut e = RttEstimator::new(RtoPolicy::Rfc6298);
+        e.sample(0.100);
+        assert!((e.srtt - 0.100).abs() < 1e-12);
+        assert!((e.rttvar - 0.050).abs() < 1e-12);
+        assert_eq!(
+            e.rto(),
+            SimTime::from_secs_f64(1.0),
+            "0.3 s rounds up to the 1 s floor"
+        );
+        e.sample(0.120);
+        assert!((e.rttvar - 0.0425).abs() < 1e-12);
+        assert!((e.srtt - 0.1025).abs() < 1e-12);
+        assert_eq!(e.rto(), SimTime::from_secs_f64(1.0));
+    }
+
+    #[test]
+    fn linux_policy_adds_200ms_to_srtt() {
+        let mut e = RttEstimator::new(RtoPolicy::Linux);
+        e.sample(0.100);
+        // srtt + max(200 ms, 4·50 ms) = 300 ms
+        assert_eq!(e.rto(), SimTime::from_millis(300));
+        let mut steady = RttEstimator::new(RtoPolicy::Linux);
+        for _ in 0..200 {
+            steady.sample(0.050);
+        }
+        assert_eq!(steady.rto(), SimTime::from_millis(250));
+    }
+}

@@ -1,0 +1,200 @@
+//! The network: link directions, pure delay lines and routes. A route is the list of hops a
+//! packet crosses (htsim: "a packet carries its route"); a link used by several routes is a
+//! shared bottleneck because they share its queue.
+
+pub mod delay;
+pub mod link;
+pub mod queue;
+pub mod red;
+
+use crate::rng::{RandomStream, StreamPurpose};
+use crate::scenario::{LinkSpec, QueueSpec, HEADER_BYTES, MSS_BYTES};
+use crate::time::{BitsPerSec, SimTime};
+use delay::DelayLine;
+use link::{buffer_limit_from_ms, LinkDir, QueueDiscipline};
+use queue::{BufferLimit, DropTailQueue};
+use red::RedQueue;
+use std::collections::BTreeMap;
+
+/// One step of a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hop {
+    /// Through a link direction (queue, serialiser, pipe).
+    Link(u32),
+    /// Through a pure delay line.
+    Delay(u32),
+}
+
+#[derive(Clone, Debug)]
+pub struct Route {
+    pub hops: Vec<Hop>,
+}
+
+/// The two directions of one scenario link.
+pub struct LinkPair {
+    pub forward: u32,
+    /// A queued reverse direction, when the scenario gives it a capacity.
+    pub reverse: Option<u32>,
+    pub delay: SimTime,
+}
+
+#[derive(Default)]
+pub struct Network {
+    pub links: Vec<LinkDir>,
+    pub delay_lines: Vec<DelayLine>,
+    pub routes: Vec<Route>,
+    pub pairs: Vec<LinkPair>,
+    pub pair_by_id: BTreeMap<String, usize>,
+    delay_line_by_ns: BTreeMap<u64, u32>,
+}
+
+const FULL_PACKET: u32 = MSS_BYTES + HEADER_BYTES;
+
+fn discipline(
+    spec: Option<&QueueSpec>,
+    rate: BitsPerSec,
+    delay: SimTime,
+    red_rng: RandomStream,
+) -> QueueDiscipline {
+    match spec {
+        None => {
+            // One bandwidth-delay product of a round trip over this link alone.
+            let bdp_bytes = rate.bytes_in(SimTime(2 * delay.0));
+            let packets = ((bdp_bytes / FULL_PACKET as f64).ceil() as u64).max(10);
+            QueueDiscipline::DropTail(DropTailQueue {
+                limit: BufferLimit::Packets(packets),
+            })
+        }
+        Some(QueueSpec::Droptail { packets, bytes, ms }) => {
+            let limit = match (packets, bytes, ms) {
+                (Some(p), _, _) => BufferLimit::Packets(*p),
+                (_, Some(b), _) => BufferLimit::Bytes(*b),
+                (_, _, Some(m)) => buffer_limit_from_ms(rate, *m),
+                _ => unreachable!("validated: exactly one droptail size"),
+            };
+            QueueDiscipline::DropTail(DropTailQueue { limit })
+        }
+        Some(QueueSpec::Red {
+            min_packets,
+            max_packets,
+            max_p,
+            weight,
+            limit_packets,
+            gentle,
+            instantaneous,
+        }) => QueueDiscipline::Red(RedQueue::new(
+            *min_packets,
+            *max_packets,
+            *max_p,
+            *weight,
+            *limit_packets,
+            *gentle,
+            *instantaneous,
+            rate.serialization_time(FULL_PACKET),
+            red_rng,
+        )),
+    }
+}
+
+impl Network {
+    pub fn build(links: &[LinkSpec], seed: u64) -> Network {
+        let mut net = Network::default();
+        for (i, spec) in links.iter().enumerate() {
+            let rate = BitsPerSec::from_mbps(spec.capacity_mbps);
+            let delay = SimTime::from_millis_f64(spec.delay_ms);
+            let entity = 2 * i as u64;
+            let forward = net.links.len() as u32;
+            net.links.push(LinkDir::new(
+                spec.id.clone(),
+                rate,
+                delay,
+                spec.loss,
+                SimTime::from_millis_f64(spec.jitter_ms),
+                discipline(
+                    spec.queue.as_ref(),
+                    rate,
+                    delay,
+                    RandomStream::derive(seed, entity, StreamPurpose::RedDrop),
+                ),
+                RandomStream::derive(seed, entity, StreamPurpose::LinkLoss),
+                RandomStream::derive(seed, entity, StreamPurpose::LinkJitter),
+            ));
+            let reverse = spec.reverse_capacity_mbps.map(|mbps| {
+                let rate = BitsPerSec::from_mbps(mbps);
+                let id = net.links.len() as u32;
+                net.links.push(LinkDir::new(
+                    format!("{}/reverse", spec.id),
+                    rate,
+                    delay,
+                    0.0,
+                    SimTime::ZERO,
+                    discipline(
+                        spec.reverse_queue.as_ref(),
+                        rate,
+                        delay,
+                        RandomStream::derive(seed, entity + 1, StreamPurpose::RedDrop),
+                    ),
+                    RandomStream::derive(seed, entity + 1, StreamPurpose::LinkLoss),
+                    RandomStream::derive(seed, entity + 1, StreamPurpose::LinkJitter),
+                ));
+                id
+            });
+            net.pair_by_id.insert(spec.id.clone(), net.pairs.len());
+            net.pairs.push(LinkPair {
+                forward,
+                reverse,
+                delay,
+            });
+        }
+        net
+    }
+
+    fn delay_line(&mut self, delay: SimTime) -> u32 {
+        if let Some(&id) = self.delay_line_by_ns.get(&delay.0) {
+            return id;
+        }
+        let id = self.delay_lines.len() as u32;
+        self.delay_lines.push(DelayLine::new(delay));
+        self.delay_line_by_ns.insert(delay.0, id);
+        id
+    }
+
+    /// Add the forward (data) and reverse (ACK) routes of a path; returns their ids and the
+    /// path's base round-trip time (propagation only).
+    pub fn add_path(&mut self, path: &[String]) -> (u32, u32, SimTime) {
+        let pairs: Vec<usize> = path.iter().map(|id| self.pair_by_id[id]).collect();
+        let forward = Route {
+            hops: pairs
+                .iter()
+                .map(|&p| Hop::Link(self.pairs[p].forward))
+                .collect(),
+        };
+        // The ACK path: the reverse of the data path; consecutive hops without a queued reverse
+        // direction collapse into one delay line.
+        let mut hops = Vec::new();
+        let mut pending = SimTime::ZERO;
+        for &p in pairs.iter().rev() {
+            match self.pairs[p].reverse {
+                Some(link) => {
+                    if pending.0 > 0 {
+                        hops.push(Hop::Delay(self.delay_line(pending)));
+                        pending = SimTime::ZERO;
+                    }
+                    hops.push(Hop::Link(link));
+                }
+                None => pending += self.pairs[p].delay,
+            }
+        }
+        if pending.0 > 0 || hops.is_empty() {
+            hops.push(Hop::Delay(self.delay_line(pending)));
+        }
+        let rtt = pairs.iter().fold(SimTime::ZERO, |acc, &p| {
+            acc + SimTime(2 * self.pairs[p].delay.0)
+        });
+        let fwd_id = self.routes.len() as u32;
+        self.routes.push(forward);
+        let rev_id = self.routes.len() as u32;
+        self.routes.push(Route { hops });
+        (fwd_id, rev_id, rtt)
+    }
+}

@@ -1,23 +1,464 @@
-//! Placeholder until the Cubic implementation lands: behaves as Reno.
+//! CUBIC as specified by RFC 9438 §4 (spec §1.7; RFC 8312 differences in spec §8 item 1).
+//!
+//! On an MPTCP connection CUBIC is uncoupled: every subflow keeps its own epoch state and
+//! nothing is shared (spec §2.2).
+//!
+//! Units: RFC 9438 states the window curve in segments and seconds with C = 0.4 segments/s³;
+//! the state below is kept in segments (byte windows divided by MSS) and converted back on
+//! return. RTT is the subflow's smoothed RTT.
+//!
+//! - Window curve (§4.2): W_cubic(t) = C·(t − K)³ + W_max, t = now − t_epoch, with
+//!   K = ∛((W_max − cwnd_epoch)/C) (eq. 2). An epoch starts at the first congestion-avoidance
+//!   ACK after a congestion event: t_epoch = now, cwnd_epoch = cwnd, W_est = cwnd_epoch.
+//! - Per ACK (§4.3–4.5): W_est += α_cubic·segments_acked/cwnd with α_cubic = 3(1−β)/(1+β),
+//!   switched to 1 once W_est ≥ cwnd_prior. If W_cubic(t) < W_est the flow is in the
+//!   Reno-friendly region and cwnd follows W_est; otherwise cwnd += (target − cwnd)/cwnd per
+//!   segment acked with target = W_cubic(t + RTT) clamped to [cwnd, 1.5·cwnd].
+//!   segments_acked is bytes_acked/MSS, as Reno in this crate counts bytes (RFC 3465);
+//!   [`CcParams::count_mode`] is about the coupled MPTCP modules and does not apply here.
+//!   In the Reno-friendly region cwnd never decreases (max(cwnd, W_est)): cwnd can be ahead of
+//!   W_est because the cubic target looks one RTT ahead; the RFC's "set cwnd to W_est" would
+//!   shrink it, while Linux takes the faster of the two growth rates.
+//! - Congestion event (§4.6–4.7): fast convergence W_max = cwnd·(1+β)/2 if cwnd < W_max, else
+//!   W_max = cwnd; cwnd_prior = cwnd; ssthresh = max(flight·β, floor) with β = 0.7. The floor
+//!   is [`CcParams::min_ssthresh`], 2 MSS by default as RFC 9438 asks ("cwnd is at least 2").
+//! - Timeout (§4.8): cwnd goes to 1 MSS (engine), ssthresh via β as above; the first CA epoch
+//!   after it uses K = 0 and W_max = cwnd at the start of the epoch. The same rule applies
+//!   when CA is reached before any congestion event (no W_max known yet).
+//! - Not modelled: exclusion of application-limited time from t (the trait does not report it)
+//!   and HyStart++ (the engine runs Reno slow start).
+
 use super::{CcParams, CongestionControl, SubflowView};
 use crate::time::SimTime;
 
+/// C, segments/s³ (RFC 9438 §5).
+const C: f64 = 0.4;
+/// β_cubic, multiplicative decrease factor (RFC 9438 §4.6).
+const BETA: f64 = 0.7;
+/// α_cubic = 3(1−β)/(1+β), the AIMD increase that matches Reno's average rate (RFC 9438 §4.3).
+const ALPHA_AIMD: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+
+/// Per-subflow CUBIC state; windows in segments.
+#[derive(Clone, Debug)]
+struct Epoch {
+    /// Window before the last reduction, after fast convergence; `None` before any event.
+    w_max: Option<f64>,
+    /// cwnd when the last congestion event happened.
+    cwnd_prior: f64,
+    /// Time from the epoch start to the plateau, seconds.
+    k: f64,
+    /// Start of the current epoch; `None` until the next congestion-avoidance ACK.
+    t_epoch: Option<SimTime>,
+    /// Reno-friendly window estimate.
+    w_est: f64,
+    /// Current α_cubic (ALPHA_AIMD or 1).
+    alpha: f64,
+    /// The last congestion event was a timeout (RFC 9438 §4.8 applies to the next epoch).
+    after_timeout: bool,
+    /// W_max of the current epoch (equal to `w_max`, or cwnd_epoch under §4.8).
+    epoch_w_max: f64,
+}
+
+impl Default for Epoch {
+    fn default() -> Epoch {
+        Epoch {
+            w_max: None,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            t_epoch: None,
+            w_est: 0.0,
+            alpha: ALPHA_AIMD,
+            after_timeout: false,
+            epoch_w_max: 0.0,
+        }
+    }
+}
+
+impl Epoch {
+    /// W_cubic(t), segments (RFC 9438 eq. 1).
+    fn w_cubic(&self, t: f64) -> f64 {
+        C * (t - self.k).powi(3) + self.epoch_w_max
+    }
+
+    fn start(&mut self, now: SimTime, cwnd: f64) {
+        self.t_epoch = Some(now);
+        self.w_est = cwnd;
+        match self.w_max {
+            Some(w_max) if !self.after_timeout => {
+                self.epoch_w_max = w_max;
+                self.k = ((w_max - cwnd) / C).cbrt();
+            }
+            _ => {
+                self.epoch_w_max = cwnd;
+                self.k = 0.0;
+            }
+        }
+        self.after_timeout = false;
+        if self.w_est >= self.cwnd_prior {
+            self.alpha = 1.0;
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Cubic {
-    reno: super::Reno,
+    params: CcParams,
+    epochs: Vec<Epoch>,
 }
 
 impl Cubic {
-    pub fn new(params: CcParams, _subflows: usize) -> Cubic {
-        Cubic { reno: super::Reno::new(params) }
+    pub fn new(params: CcParams, subflows: usize) -> Cubic {
+        Cubic {
+            params,
+            epochs: vec![Epoch::default(); subflows],
+        }
+    }
+
+    fn epoch(&mut self, i: usize) -> &mut Epoch {
+        if i >= self.epochs.len() {
+            self.epochs.resize(i + 1, Epoch::default());
+        }
+        &mut self.epochs[i]
     }
 }
 
 impl CongestionControl for Cubic {
-    fn on_ack_ca(&mut self, i: usize, s: &[SubflowView], b: u64, now: SimTime) -> f64 {
-        self.reno.on_ack_ca(i, s, b, now)
+    fn on_ack_ca(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        bytes_acked: u64,
+        now: SimTime,
+    ) -> f64 {
+        let v = subflows[i];
+        let mss = self.params.mss;
+        let cwnd = v.cwnd / mss;
+        let segments_acked = bytes_acked as f64 / mss;
+        let e = self.epoch(i);
+        let t_epoch = match e.t_epoch {
+            Some(t) => t,
+            None => {
+                e.start(now, cwnd);
+                now
+            }
+        };
+        let t = now.saturating_sub(t_epoch).as_secs_f64();
+        e.w_est += e.alpha * segments_acked / cwnd;
+        if e.w_est >= e.cwnd_prior {
+            e.alpha = 1.0;
+        }
+        let next = if e.w_cubic(t) < e.w_est {
+            cwnd.max(e.w_est)
+        } else {
+            let target = e.w_cubic(t + v.srtt_s).clamp(cwnd, 1.5 * cwnd);
+            cwnd + (target - cwnd) / cwnd * segments_acked
+        };
+        next * mss
     }
-    fn ssthresh_after_loss(&mut self, i: usize, s: &[SubflowView], now: SimTime) -> f64 {
-        self.reno.ssthresh_after_loss(i, s, now)
+
+    fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
+        (subflows[i].flight_bytes * BETA).max(self.params.min_ssthresh)
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        _now: SimTime,
+        timeout: bool,
+    ) {
+        let cwnd = subflows[i].cwnd / self.params.mss;
+        let e = self.epoch(i);
+        e.w_max = Some(match e.w_max {
+            Some(w_max) if cwnd < w_max => cwnd * (1.0 + BETA) / 2.0,
+            _ => cwnd,
+        });
+        e.cwnd_prior = cwnd;
+        e.t_epoch = None;
+        e.alpha = ALPHA_AIMD;
+        e.after_timeout = timeout;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::CountMode;
+
+    const MSS: f64 = 1448.0;
+
+    fn params() -> CcParams {
+        CcParams {
+            mss: MSS,
+            count_mode: CountMode::PerAck,
+            recovery_uses_ssthresh: true,
+            min_ssthresh: 2.0 * MSS,
+        }
+    }
+
+    /// One CUBIC subflow fed one ACK per segment, ACKs evenly spread over each RTT.
+    struct Flow {
+        cc: Cubic,
+        view: SubflowView,
+        now_s: f64,
+        rtt_s: f64,
+    }
+
+    impl Flow {
+        fn new(w_segments: f64, rtt_s: f64) -> Flow {
+            let view = SubflowView {
+                cwnd: w_segments * MSS,
+                ssthresh: w_segments * MSS,
+                srtt_s: rtt_s,
+                mss: MSS,
+                in_recovery: false,
+                established: true,
+                flight_bytes: w_segments * MSS,
+                snd_una: 0,
+            };
+            Flow {
+                cc: Cubic::new(params(), 1),
+                view,
+                now_s: 0.0,
+                rtt_s,
+            }
+        }
+
+        fn cwnd(&self) -> f64 {
+            self.view.cwnd / MSS
+        }
+
+        fn ack(&mut self) {
+            self.now_s += self.rtt_s / self.cwnd();
+            let now = SimTime::from_secs_f64(self.now_s);
+            self.view.cwnd = self.cc.on_ack_ca(0, &[self.view], MSS as u64, now).max(MSS);
+        }
+
+        /// A congestion event with the whole window in flight; cwnd drops to the new ssthresh
+        /// (fast recovery collapsed to an instant) or to 1 MSS on a timeout.
+        fn loss(&mut self, timeout: bool) {
+            let now = SimTime::from_secs_f64(self.now_s);
+            self.view.flight_bytes = self.view.cwnd;
+            self.cc.on_congestion_event(0, &[self.view], now, timeout);
+            let ssthresh = self.cc.ssthresh_after_loss(0, &[self.view], now);
+            self.view.ssthresh = ssthresh;
+            self.view.cwnd = if timeout { MSS } else { ssthresh };
+        }
+
+        /// Time-average window, segments, under a loss every 1/p segments (deterministic loss).
+        fn average_window_with_deterministic_loss(
+            &mut self,
+            p: f64,
+            warmup: usize,
+            cycles: usize,
+        ) -> f64 {
+            let per_cycle = (1.0 / p).round() as usize;
+            for _ in 0..warmup {
+                (0..per_cycle).for_each(|_| self.ack());
+                self.loss(false);
+            }
+            let start = self.now_s;
+            for _ in 0..cycles {
+                (0..per_cycle).for_each(|_| self.ack());
+                self.loss(false);
+            }
+            (per_cycle * cycles) as f64 / ((self.now_s - start) / self.rtt_s)
+        }
+    }
+
+    #[test]
+    fn curve_passes_through_w_max_at_k() {
+        let mut flow = Flow::new(1000.0, 0.1);
+        flow.loss(false);
+        assert!((flow.cwnd() - 700.0).abs() < 1e-9);
+        flow.ack();
+        let e = &flow.cc.epochs[0];
+        // RFC 8312's K = ∛(W_max(1−β)/C) equals RFC 9438's when cwnd_epoch = β·W_max.
+        let k = (1000.0f64 * (1.0 - 0.7) / 0.4).cbrt();
+        assert!((e.k - k).abs() < 1e-9, "K = {}, expected {k}", e.k);
+        assert!((e.w_cubic(k) - 1000.0).abs() < 1e-9);
+        assert!((e.w_cubic(0.0) - 700.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn window_follows_concave_then_convex_cubic() {
+        let rtt = 0.1;
+        let mut flow = Flow::new(1000.0, rtt);
+        flow.loss(false);
+        let k = (1000.0f64 * 0.3 / 0.4).cbrt();
+        let start = flow.now_s;
+        let mut samples = Vec::new(); // (t, cwnd) once per RTT
+        while flow.now_s - start < 2.0 * k {
+            let round_end = flow.now_s + rtt;
+            while flow.now_s < round_end {
+                flow.ack();
+            }
+            samples.push((flow.now_s - start, flow.cwnd()));
+        }
+        for &(t, w) in &samples {
+            let curve = 0.4 * (t - k).powi(3) + 1000.0;
+            assert!(
+                (w - curve).abs() / curve < 0.02,
+                "t = {t}: cwnd {w}, W_cubic {curve}"
+            );
+        }
+        let near_k = samples
+            .iter()
+            .min_by(|a, b| (a.0 - k).abs().total_cmp(&(b.0 - k).abs()))
+            .unwrap();
+        assert!((near_k.1 - 1000.0).abs() < 5.0, "cwnd at K: {}", near_k.1);
+        // Growth per RTT shrinks before the plateau and grows after it.
+        let growth: Vec<(f64, f64)> = samples
+            .windows(2)
+            .map(|s| (s[1].0, s[1].1 - s[0].1))
+            .collect();
+        for g in growth.windows(2) {
+            if g[1].0 < k - 3.0 * rtt {
+                assert!(g[1].1 < g[0].1, "not concave at t = {}", g[1].0);
+            } else if g[0].0 > k + 3.0 * rtt {
+                assert!(g[1].1 > g[0].1, "not convex at t = {}", g[1].0);
+            }
+        }
+    }
+
+    #[test]
+    fn loss_sets_ssthresh_to_beta_flight_with_two_mss_floor() {
+        let mut cubic = Cubic::new(params(), 1);
+        let mut v = Flow::new(100.0, 0.1).view;
+        v.flight_bytes = 80.0 * MSS;
+        cubic.on_congestion_event(0, &[v], SimTime::ZERO, false);
+        assert!((cubic.ssthresh_after_loss(0, &[v], SimTime::ZERO) - 56.0 * MSS).abs() < 1e-9);
+        v.flight_bytes = 2.0 * MSS;
+        assert_eq!(cubic.ssthresh_after_loss(0, &[v], SimTime::ZERO), 2.0 * MSS);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_the_window_shrinks() {
+        let mut flow = Flow::new(1000.0, 0.1);
+        flow.loss(false);
+        flow.ack();
+        // A second loss below the previous W_max releases bandwidth: W_max = 900·(1+β)/2.
+        flow.view.cwnd = 900.0 * MSS;
+        flow.loss(false);
+        flow.ack();
+        let e = &flow.cc.epochs[0];
+        let w_max = 900.0 * 1.7 / 2.0;
+        assert!((e.epoch_w_max - w_max).abs() < 1e-9);
+        assert!((e.k - ((w_max - 630.0) / 0.4).cbrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn first_epoch_after_timeout_starts_at_the_plateau() {
+        let mut flow = Flow::new(1000.0, 0.1);
+        flow.loss(true);
+        assert_eq!(flow.cwnd(), 1.0);
+        assert!((flow.view.ssthresh - 700.0 * MSS).abs() < 1e-9);
+        // Slow start (engine) brings cwnd to 20 segments; CA starts there with K = 0.
+        flow.view.cwnd = 20.0 * MSS;
+        flow.ack();
+        let e = &flow.cc.epochs[0];
+        assert_eq!(e.k, 0.0);
+        assert_eq!(e.epoch_w_max, 20.0);
+        // The following loss is an ordinary one: its epoch has K > 0 again.
+        flow.view.cwnd = 100.0 * MSS;
+        flow.loss(false);
+        flow.ack();
+        assert!(flow.cc.epochs[0].k > 0.0);
+    }
+
+    #[test]
+    fn reno_friendly_estimate_switches_alpha_at_cwnd_prior() {
+        // At 1 ms RTT the cubic curve barely moves within a few hundred RTTs, so cwnd follows
+        // W_est: α_cubic = 3(1−β)/(1+β) segments per RTT up to cwnd_prior, then 1.
+        let rtt = 0.001;
+        let mut flow = Flow::new(100.0, rtt);
+        flow.loss(false);
+        let mut rounds = 0;
+        while flow.cwnd() < 100.0 {
+            let before = flow.cwnd();
+            let n = before.floor() as usize;
+            (0..n).for_each(|_| flow.ack());
+            rounds += 1;
+            if flow.cwnd() < 99.0 {
+                let per_rtt = (flow.cwnd() - before) * before / n as f64;
+                assert!(
+                    (per_rtt - ALPHA_AIMD).abs() < 0.02,
+                    "round {rounds}: {per_rtt} per RTT"
+                );
+            }
+        }
+        assert!(
+            (rounds as f64 - 30.0 / ALPHA_AIMD).abs() < 3.0,
+            "{rounds} rounds to regain cwnd_prior"
+        );
+        for _ in 0..5 {
+            let before = flow.cwnd();
+            let n = before.floor() as usize;
+            (0..n).for_each(|_| flow.ack());
+            let per_rtt = (flow.cwnd() - before) * before / n as f64;
+            assert!(
+                (per_rtt - 1.0).abs() < 0.02,
+                "{per_rtt} per RTT after the switch"
+            );
+        }
+    }
+
+    /// RFC 9438 §5.1 / spec §1.7: average window under deterministic loss in the cubic region.
+    fn cubic_average_window(rtt: f64, p: f64) -> f64 {
+        (0.4f64 * (3.0 + 0.7) / (4.0 * (1.0 - 0.7))).powf(0.25) * rtt.powf(0.75) / p.powf(0.75)
+    }
+
+    /// RFC 9438 eq. 3 (AIMD(α, β) average window) with α_cubic: the Reno-friendly region.
+    fn aimd_average_window(p: f64) -> f64 {
+        (ALPHA_AIMD * (1.0 + 0.7) / (2.0 * (1.0 - 0.7) * p)).sqrt()
+    }
+
+    #[test]
+    fn average_window_matches_cubic_response_function() {
+        // RFC 9438 table for RTT 0.1 s: 187 segments at p = 1e-4, 1054 at p = 1e-5.
+        for (p, table) in [(1e-4, 187.0), (1e-5, 1054.0)] {
+            let expected = cubic_average_window(0.1, p);
+            assert!((expected - table).abs() / table < 0.01);
+            assert!(expected > aimd_average_window(p), "cubic region expected");
+            let got = Flow::new(expected, 0.1).average_window_with_deterministic_loss(p, 5, 20);
+            assert!(
+                (got - expected).abs() / expected < 0.10,
+                "p = {p}: average {got}, expected {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn small_rtt_and_high_loss_is_reno_friendly() {
+        // RFC 9438 table for RTT 0.01 s: 38 segments at p = 1e-3, 120 at p = 1e-4, where the
+        // cubic response alone would give 5.9 and 33.
+        for (p, table) in [(1e-3, 38.0), (1e-4, 120.0)] {
+            let expected = aimd_average_window(p);
+            assert!((expected - table).abs() / table < 0.03);
+            assert!(expected > 1.5 * cubic_average_window(0.01, p));
+            let got = Flow::new(expected, 0.01).average_window_with_deterministic_loss(p, 10, 40);
+            assert!(
+                (got - expected).abs() / expected < 0.10,
+                "p = {p}: average {got}, expected {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn subflows_keep_independent_state() {
+        let mut cubic = Cubic::new(params(), 2);
+        let a = Flow::new(500.0, 0.05).view;
+        let b = Flow::new(40.0, 0.2).view;
+        cubic.on_congestion_event(0, &[a, b], SimTime::ZERO, false);
+        let mut a2 = a;
+        a2.cwnd = 350.0 * MSS;
+        let b_alone =
+            Cubic::new(params(), 1).on_ack_ca(0, &[b], MSS as u64, SimTime::from_millis(5));
+        cubic.on_ack_ca(0, &[a2, b], MSS as u64, SimTime::from_millis(5));
+        assert_eq!(
+            cubic.on_ack_ca(1, &[a2, b], MSS as u64, SimTime::from_millis(5)),
+            b_alone
+        );
+        assert!(cubic.epochs[0].k > 0.0 && cubic.epochs[1].k == 0.0);
     }
 }

@@ -96,3 +96,74 @@ impl RedQueue {
         self.idle_since = Some(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::StreamPurpose;
+
+    fn red(gentle: bool) -> RedQueue {
+        RedQueue::new(
+            25.0,
+            50.0,
+            0.1,
+            0.002,
+            1000,
+            gentle,
+            false,
+            SimTime(1_200_000),
+            RandomStream::derive(1, 1, StreamPurpose::RedDrop),
+        )
+    }
+
+    /// The spec §5.4 profile for a 10 Mbit/s link: 0 below 25, 0.1 at 50, 1 at 100 packets.
+    #[test]
+    fn profile_is_the_gentle_floyd_jacobson_curve() {
+        let q = red(true);
+        assert_eq!(q.profile(10.0), 0.0);
+        assert!((q.profile(37.5) - 0.05).abs() < 1e-12);
+        assert!((q.profile(75.0) - 0.55).abs() < 1e-12);
+        assert_eq!(q.profile(100.0), 1.0);
+        assert_eq!(red(false).profile(60.0), 1.0);
+    }
+
+    /// With the queue held at a constant length, the EWMA converges to it and the measured
+    /// early-drop fraction matches the configured probability within 4 standard deviations.
+    #[test]
+    fn measured_drop_rate_follows_the_profile() {
+        for &qlen in &[20u64, 30, 40, 49, 60, 80] {
+            let mut q = red(true);
+            let mut now = SimTime::ZERO;
+            for _ in 0..10_000 {
+                now += SimTime(1000);
+                q.early_drop(qlen, now);
+            }
+            let n = 200_000;
+            let mut drops = 0;
+            for _ in 0..n {
+                now += SimTime(1000);
+                drops += q.early_drop(qlen, now) as u32;
+            }
+            let p = q.profile(qlen as f64);
+            let measured = drops as f64 / n as f64;
+            let sigma = (p * (1.0 - p) / n as f64).sqrt();
+            assert!(
+                (measured - p).abs() <= 4.0 * sigma + 1e-9,
+                "queue {qlen}: measured {measured}, profile {p}"
+            );
+        }
+    }
+
+    /// Idle periods decay the average (Floyd & Jacobson §11).
+    #[test]
+    fn average_decays_over_idle_time() {
+        let mut q = red(true);
+        for k in 0..5000 {
+            q.early_drop(40, SimTime(k * 1000));
+        }
+        let before = q.avg;
+        q.on_empty(SimTime(5_000_000));
+        q.early_drop(0, SimTime(5_000_000 + 1_200_000 * 500));
+        assert!(q.avg < before * 0.4, "avg {} after idle, was {before}", q.avg);
+    }
+}

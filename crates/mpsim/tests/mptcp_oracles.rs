@@ -1,0 +1,178 @@
+//! Multipath TCP against independent oracles: aggregation over disjoint paths, RFC 6356's
+//! "do no harm" at a shared bottleneck, and the fluid fixed points of spec §6.2 with exogenous
+//! random loss.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+fn mptcp_flow(id: &str, cc: &str, paths: Value) -> Value {
+    json!({"id": id, "protocol": "mptcp", "cc": cc, "paths": paths, "rcvbuf_bytes": 4_194_304})
+}
+
+/// Two disjoint 10 Mbit/s paths, uncoupled Reno, 4 MiB buffer: MPTCP aggregates them.
+#[test]
+fn uncoupled_mptcp_aggregates_two_disjoint_paths() {
+    let r = run(json!({
+        "duration_s": 60.0, "warmup_s": 5.0,
+        "links": [link("a", 10.0, 10.0, json!({"kind": "droptail", "packets": bdp_packets(10.0, 20.0)})),
+                  link("b", 10.0, 20.0, json!({"kind": "droptail", "packets": bdp_packets(10.0, 40.0)}))],
+        "flows": [mptcp_flow("m", "reno", json!([["a"], ["b"]]))]
+    }));
+    let f = flow(&r, "m");
+    println!("goodput {:.3} Mbit/s, subflows {:?}", f.goodput_mbps, f.subflows.iter().map(|s| s.goodput_mbps).collect::<Vec<_>>());
+    assert!(f.goodput_mbps >= 0.9 * 20.0, "goodput {} < 90 % of 20 Mbit/s", f.goodput_mbps);
+}
+
+/// RFC 6356 §2 goal 2 ("do no harm"): an MPTCP connection whose two subflows share one
+/// bottleneck with a Reno flow takes about one TCP share with LIA, OLIA and BALIA, and about two
+/// shares when uncoupled. Averaged over three seeds.
+#[test]
+fn coupled_congestion_control_does_no_harm_at_a_shared_bottleneck() {
+    let mut rows = Vec::new();
+    for cc in ["lia", "olia", "balia", "reno"] {
+        let mut ratio_sum = 0.0;
+        for seed in 1..=3u64 {
+            let r = run(json!({
+                "duration_s": 120.0, "warmup_s": 10.0, "seed": seed,
+                "links": [link("a", 100.0, 2.0, json!({"kind": "droptail", "packets": 1000})),
+                          link("b", 100.0, 2.0, json!({"kind": "droptail", "packets": 1000})),
+                          link("c", 100.0, 2.0, json!({"kind": "droptail", "packets": 1000})),
+                          link("bn", 10.0, 8.0, json!({"kind": "droptail", "packets": bdp_packets(10.0, 20.0)}))],
+                "flows": [mptcp_flow("m", cc, json!([["a", "bn"], ["b", "bn"]])),
+                          {"id": "t", "protocol": "tcp", "cc": "reno", "paths": [["c", "bn"]], "rcvbuf_bytes": 4_194_304}]
+            }));
+            ratio_sum += flow(&r, "m").goodput_mbps / flow(&r, "t").goodput_mbps;
+        }
+        rows.push((cc, ratio_sum / 3.0));
+    }
+    for (cc, ratio) in &rows {
+        println!("{cc:6} MPTCP/TCP = {ratio:.3}");
+    }
+    for (cc, ratio) in rows {
+        if cc == "reno" {
+            assert!(ratio > 1.5, "uncoupled should take clearly more than one share: {ratio}");
+        } else {
+            assert!((0.75..=1.33).contains(&ratio), "{cc}: MPTCP/TCP = {ratio}");
+        }
+    }
+}
+
+/// LIA's fluid fixed point (spec §6.2): w_i = min(2α/(p_i·W), √(2/p_i)), W = Σ w_i,
+/// α = W·max(w_i/rtt_i²)/(Σ w_i/rtt_i)², solved by damped iteration. Windows in segments.
+fn lia_fixed_point(p: [f64; 2], rtt: [f64; 2]) -> [f64; 2] {
+    let mut w = [1.0, 1.0];
+    for _ in 0..20_000 {
+        let total: f64 = w.iter().sum();
+        let max_term = (0..2).map(|i| w[i] / (rtt[i] * rtt[i])).fold(0.0, f64::max);
+        let sum_rate: f64 = (0..2).map(|i| w[i] / rtt[i]).sum();
+        let alpha = total * max_term / (sum_rate * sum_rate);
+        for i in 0..2 {
+            let target = (2.0 * alpha / (p[i] * total)).min((2.0 / p[i]).sqrt());
+            w[i] = 0.9 * w[i] + 0.1 * target;
+        }
+    }
+    w
+}
+
+/// BALIA's fluid fixed point (spec §6.2): for each path, f(α_r)/(Σx)² = p_r·rtt_r²·m(α_r)/2 with
+/// f(α) = (1+α)(4+α)/10, m(α) = min(α, 1.5), α_r = x_max/x_r; solved by damped iteration on the
+/// rates. Rates in segments/s.
+fn balia_fixed_point(p: [f64; 2], rtt: [f64; 2]) -> [f64; 2] {
+    let mut x = [10.0, 10.0];
+    for _ in 0..200_000 {
+        let total: f64 = x.iter().sum();
+        let xmax = x.iter().cloned().fold(0.0, f64::max);
+        for r in 0..2 {
+            let a = xmax / x[r];
+            let f = (1.0 + a) * (4.0 + a) / 10.0;
+            let m = a.min(1.5);
+            // Per-RTT window change: increase (x_r/rtt_r)·f/(Σx)²·(acks per RTT = w_r) minus loss
+            // w_r·p_r·(w_r/2)·m; move x_r along the sign of the imbalance.
+            let w = x[r] * rtt[r];
+            let inc = w * (x[r] / rtt[r]) * f / (total * total);
+            let dec = w * p[r] * w / 2.0 * m;
+            x[r] *= 1.0 + 0.001 * (inc - dec) / (inc + dec);
+        }
+    }
+    x
+}
+
+fn disjoint_loss_run(cc: &str, p: [f64; 2], rtt_s: f64, seed: u64) -> (f64, f64) {
+    let r = run(json!({
+        "duration_s": 300.0, "warmup_s": 20.0, "seed": seed,
+        "links": [{"id": "a", "capacity_mbps": 100.0, "delay_ms": rtt_s * 500.0, "loss": p[0], "queue": {"kind": "droptail", "packets": 100000}},
+                  {"id": "b", "capacity_mbps": 100.0, "delay_ms": rtt_s * 500.0, "loss": p[1], "queue": {"kind": "droptail", "packets": 100000}}],
+        "flows": [{"id": "m", "protocol": "mptcp", "cc": cc, "paths": [["a"], ["b"]], "rcvbuf_bytes": 64_000_000, "sndbuf_bytes": 64_000_000,
+                   "penalization": "off", "opportunistic_retransmit": false}]
+    }));
+    let f = flow(&r, "m");
+    let seg_rate = |mbps: f64| mbps * 1e6 / 8.0 / MSS;
+    (seg_rate(f.subflows[0].goodput_mbps), seg_rate(f.subflows[1].goodput_mbps))
+}
+
+/// With 1 % loss on one path and 0.1 % on the other (equal RTTs of 100 ms), the coupled
+/// algorithms move traffic to the cleaner path, close to their fluid fixed points (±20 %).
+/// The packet model sits below the fluid one by the ratio of the Mathis constant √1.5 to the
+/// fluid √2 (0.866), so the oracles are scaled by it.
+#[test]
+fn coupled_algorithms_shift_traffic_to_the_cleaner_path() {
+    let p = [0.01, 0.001];
+    let rtt = 0.1;
+    let mathis_over_fluid = (1.5f64 / 2.0).sqrt();
+    let lia = lia_fixed_point(p, [rtt, rtt]).map(|w| w / rtt * mathis_over_fluid);
+    let balia = balia_fixed_point(p, [rtt, rtt]).map(|x| x * mathis_over_fluid);
+    // OLIA (Khalili et al. 2012): the total is TCP's rate on the best path; the other path
+    // keeps about one segment per RTT.
+    let olia_total = (2.0 / p[1]).sqrt() / rtt * mathis_over_fluid;
+    let mut lines = Vec::new();
+    for cc in ["lia", "olia", "balia"] {
+        let (mut x0, mut x1) = (0.0, 0.0);
+        for seed in 1..=2 {
+            let (a, b) = disjoint_loss_run(cc, p, rtt, seed);
+            x0 += a / 2.0;
+            x1 += b / 2.0;
+        }
+        lines.push(format!("{cc:6} measured ({x0:7.2}, {x1:7.2}) seg/s"));
+        assert!(x1 > 3.0 * x0, "{cc}: the cleaner path must carry most traffic: {x0} vs {x1}");
+        match cc {
+            "lia" => {
+                lines.push(format!("       fixed point ({:7.2}, {:7.2})", lia[0], lia[1]));
+                for i in 0..2 {
+                    let m = [x0, x1][i];
+                    assert!((m / lia[i] - 1.0).abs() <= 0.2, "lia path {i}: {m} vs {}", lia[i]);
+                }
+            }
+            "balia" => {
+                lines.push(format!("       fixed point ({:7.2}, {:7.2})", balia[0], balia[1]));
+                for i in 0..2 {
+                    let m = [x0, x1][i];
+                    assert!((m / balia[i] - 1.0).abs() <= 0.2, "balia path {i}: {m} vs {}", balia[i]);
+                }
+            }
+            _ => {
+                lines.push(format!("       total fixed point {olia_total:7.2}"));
+                assert!(((x0 + x1) / olia_total - 1.0).abs() <= 0.2, "olia total {} vs {olia_total}", x0 + x1);
+                assert!(x0 < 0.2 * (x0 + x1), "olia keeps the lossy path near its minimum window");
+            }
+        }
+    }
+    println!("{}", lines.join("\n"));
+}
+
+/// A connection with one subflow behaves exactly like Reno, whatever the coupled algorithm.
+#[test]
+fn coupled_algorithms_on_one_path_are_reno() {
+    let base = |cc: &str| {
+        json!({
+            "duration_s": 30.0, "seed": 4,
+            "links": [{"id": "l", "capacity_mbps": 20.0, "delay_ms": 15.0, "loss": 0.002, "queue": {"kind": "droptail", "packets": 60}}],
+            "flows": [{"id": "f", "protocol": "mptcp", "cc": cc, "paths": [["l"]], "rcvbuf_bytes": 4_000_000}]
+        })
+    };
+    let reno = run(base("reno"));
+    for cc in ["lia", "olia", "balia"] {
+        let r = run(base(cc));
+        assert_eq!(flow(&r, "f").bytes_delivered, flow(&reno, "f").bytes_delivered, "{cc} differs from reno");
+    }
+}

@@ -1,0 +1,148 @@
+//! Single-path TCP against independent oracles: link capacity, the Mathis et al. formula,
+//! the RTT unfairness of Reno, the receive-window bound, determinism.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+/// One Reno flow over 10 Mbit/s, 20 ms one-way, drop-tail of one BDP: a buffer of one BDP keeps
+/// the link busy through Reno's halving (Villamizar & Song 1994), so goodput ≥ 93 % of capacity.
+#[test]
+fn reno_fills_a_link_with_one_bdp_of_buffer() {
+    let r = run(json!({
+        "duration_s": 60.0, "warmup_s": 5.0, "seed": 1,
+        "links": [link("l", 10.0, 20.0, json!({"kind": "droptail", "packets": bdp_packets(10.0, 40.0)}))],
+        "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]], "rcvbuf_bytes": 8_000_000}]
+    }));
+    let g = flow(&r, "f").goodput_mbps;
+    assert!(g >= 0.93 * 10.0, "goodput {g} Mbit/s < 93 % of 10 Mbit/s");
+    assert!(g <= payload_mbps(10.0) * 1.001, "goodput {g} above the payload rate");
+}
+
+/// Mathis, Semke, Mahdavi, Ott (1997): B = MSS/RTT · C/√p with C = √(3/2) for an ACK per
+/// segment (spec §6.1). Random loss on an otherwise uncongested 200 Mbit/s path.
+#[test]
+fn reno_goodput_follows_mathis_under_random_loss() {
+    let mut rows = Vec::new();
+    for &rtt_ms in &[50.0f64, 200.0] {
+        for &p in &[0.005f64, 0.01, 0.02] {
+            let r = run(json!({
+                "duration_s": 200.0, "warmup_s": 10.0, "seed": 3,
+                "links": [{"id": "l", "capacity_mbps": 200.0, "delay_ms": rtt_ms / 2.0, "loss": p,
+                           "queue": {"kind": "droptail", "packets": 100000}}],
+                "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]],
+                           "rcvbuf_bytes": 64_000_000, "sndbuf_bytes": 64_000_000}]
+            }));
+            let f = flow(&r, "f");
+            let rtt_s = f.subflows[0].mean_srtt_ms / 1e3;
+            let mathis_mbps = MSS * 8.0 / rtt_s * (1.5f64).sqrt() / p.sqrt() / 1e6;
+            let ratio = f.goodput_mbps / mathis_mbps;
+            rows.push((rtt_ms, p, f.goodput_mbps, mathis_mbps, ratio));
+        }
+    }
+    println!("rtt_ms  p      goodput  mathis  ratio");
+    for (rtt, p, g, m, ratio) in &rows {
+        println!("{rtt:6.0} {p:.3}  {g:7.3}  {m:6.3}  {ratio:.3}");
+    }
+    for (rtt, p, _, _, ratio) in rows {
+        assert!((0.7..=1.3).contains(&ratio), "rtt {rtt} ms, p {p}: goodput/Mathis = {ratio}");
+    }
+}
+
+/// Two Reno flows with base RTTs 20 and 80 ms through one drop-tail bottleneck. Reno's share is
+/// inversely proportional to RTT^a with a between 1 and 2 (Lakshman & Madhow, "The performance
+/// of TCP/IP for networks with high bandwidth-delay products and random loss", IEEE/ACM ToN 5(3),
+/// 1997; Floyd & Jacobson 1991 for the drop-tail bias). RTTs are the measured ones (with queueing).
+#[test]
+fn reno_rtt_unfairness_is_between_one_and_two_powers_of_the_rtt_ratio() {
+    let r = run(json!({
+        "duration_s": 120.0, "warmup_s": 10.0, "seed": 5,
+        "links": [
+            link("short", 1000.0, 5.0, json!({"kind": "droptail", "packets": 100000})),
+            link("long", 1000.0, 35.0, json!({"kind": "droptail", "packets": 100000})),
+            link("bottleneck", 10.0, 5.0, json!({"kind": "droptail", "packets": bdp_packets(10.0, 50.0)}))
+        ],
+        "flows": [
+            {"id": "near", "protocol": "tcp", "cc": "reno", "paths": [["short", "bottleneck"]], "rcvbuf_bytes": 8_000_000},
+            {"id": "far", "protocol": "tcp", "cc": "reno", "paths": [["long", "bottleneck"]], "rcvbuf_bytes": 8_000_000}
+        ]
+    }));
+    let near = flow(&r, "near");
+    let far = flow(&r, "far");
+    let share = near.goodput_mbps / far.goodput_mbps;
+    let rho = far.subflows[0].mean_srtt_ms / near.subflows[0].mean_srtt_ms;
+    println!("share {share:.2}, measured RTT ratio {rho:.2} (bounds {:.2}..{:.2})", rho, rho * rho);
+    assert!(share > 1.0, "the short-RTT flow must get more");
+    assert!(share >= 0.8 * rho && share <= 1.25 * rho * rho, "share {share} outside [ρ, ρ²] with ρ = {rho}");
+    let total = near.goodput_mbps + far.goodput_mbps;
+    assert!(total >= 0.9 * payload_mbps(10.0), "bottleneck underused: {total}");
+}
+
+/// A fixed receive buffer smaller than the BDP caps goodput at rcvbuf/RTT.
+#[test]
+fn small_receive_buffer_caps_goodput_at_window_over_rtt() {
+    for &rcvbuf in &[64_000u64, 256_000] {
+        let r = run(json!({
+            "duration_s": 30.0, "warmup_s": 5.0,
+            "links": [link("l", 100.0, 50.0, json!({"kind": "droptail", "packets": 10000}))],
+            "flows": [{"id": "f", "protocol": "tcp", "paths": [["l"]], "rcvbuf_bytes": rcvbuf}]
+        }));
+        let f = flow(&r, "f");
+        // The window is payload bytes; the RTT adds one packet's serialisation to propagation.
+        let rtt_s = 0.100 + PACKET * 8.0 / 100e6;
+        let bound = rcvbuf as f64 * 8.0 / rtt_s / 1e6;
+        let g = f.goodput_mbps;
+        assert!((g / bound - 1.0).abs() <= 0.10, "rcvbuf {rcvbuf}: goodput {g} vs rcvbuf/RTT {bound}");
+        assert!(f.rwnd_limited_s > 20.0, "the flow should be window-limited most of the time");
+    }
+}
+
+/// Slow start from IW 10 doubles the window every RTT (spec §6.1 deterministic checks): with an
+/// unlimited path, the bytes delivered in the first k RTTs are 10·(2^k − 1) segments.
+#[test]
+fn slow_start_doubles_per_rtt() {
+    let r = run(json!({
+        "duration_s": 0.0301 + 5.0 * 0.1, "seed": 1,
+        "links": [link("l", 10000.0, 50.0, json!({"kind": "droptail", "packets": 100000}))],
+        "flows": [{"id": "f", "protocol": "tcp", "paths": [["l"]], "rcvbuf_bytes": 100_000_000,
+                   "sndbuf_bytes": 100_000_000, "tcp": {"abc_limit": 1}}]
+    }));
+    // Handshake 100 ms, then 4 full RTTs of data delivered plus the 5th window in flight.
+    let delivered_segments = flow(&r, "f").bytes_delivered as f64 / MSS;
+    let expected: f64 = (0..4).map(|k| 10.0 * 2f64.powi(k)).sum();
+    assert!(
+        delivered_segments >= expected && delivered_segments <= expected + 10.0 * 16.0 + 1.0,
+        "delivered {delivered_segments} segments, expected about {expected}"
+    );
+}
+
+/// Same scenario and seed give the same report, bit for bit; another seed changes it.
+#[test]
+fn runs_are_deterministic() {
+    let v = json!({
+        "duration_s": 10.0, "seed": 11,
+        "links": [{"id": "a", "capacity_mbps": 20.0, "delay_ms": 10.0, "loss": 0.01, "jitter_ms": 2.0},
+                  {"id": "b", "capacity_mbps": 5.0, "delay_ms": 40.0,
+                   "queue": {"kind": "red", "min_packets": 5, "max_packets": 15, "max_p": 0.1, "limit_packets": 60}}],
+        "flows": [{"id": "m", "protocol": "mptcp", "paths": [["a"], ["b"]], "count": 3},
+                  {"id": "t", "protocol": "tcp", "paths": [["b"]], "cc": "cubic"}]
+    });
+    let a = serde_json::to_string(&run(v.clone())).unwrap();
+    let b = serde_json::to_string(&run(v.clone())).unwrap();
+    assert_eq!(a, b);
+    let mut other = v;
+    other["seed"] = json!(12);
+    assert_ne!(a, serde_json::to_string(&run(other)).unwrap());
+}
+
+/// A flow with count = 3 appears as id#0..id#2.
+#[test]
+fn counted_flows_are_numbered() {
+    let r = run(json!({
+        "duration_s": 2.0,
+        "links": [link("l", 10.0, 10.0, json!({"kind": "droptail", "ms": 50}))],
+        "flows": [{"id": "u", "protocol": "tcp", "paths": [["l"]], "count": 3}]
+    }));
+    let ids: Vec<&str> = r.flows.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids, ["u#0", "u#1", "u#2"]);
+}

@@ -59,12 +59,14 @@ def as_unit_points(points: npt.ArrayLike, *, name: str = "points") -> np.ndarray
         raise ValueError(f"{name}: expected at least one point and one dimension, got {arr.shape}")
     if not np.all(np.isfinite(arr)):
         row, col = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name}: point {row}, coordinate {col} is not finite ({arr[row, col]})")
+        raise ValueError(
+            f"{name}: point {row}, coordinate {col} is not finite ({float(arr[row, col])})"
+        )
     outside = (arr < -UNIT_CUBE_TOLERANCE) | (arr > 1.0 + UNIT_CUBE_TOLERANCE)
     if np.any(outside):
         row, col = np.argwhere(outside)[0]
         raise ValueError(
-            f"{name}: point {row}, coordinate {col} is {arr[row, col]!r}; "
+            f"{name}: point {row}, coordinate {col} is {float(arr[row, col])!r}; "
             "expected a value in [0, 1] (scale factor values back to the unit cube first)"
         )
     return np.clip(arr, 0.0, 1.0)

@@ -182,7 +182,9 @@ class Factor:
         low, high = float(self.low), float(self.high)  # type: ignore[arg-type]
         bad = ~np.isfinite(x) | (x < low) | (x > high)
         if np.any(bad):
-            raise ValueError(f"{where}: value {x[bad][0]!r} outside [{self.low}, {self.high}]")
+            raise ValueError(
+                f"{where}: value {float(x[bad][0])!r} outside [{self.low}, {self.high}]"
+            )
         if self.log:
             return (np.log(x) - math.log(low)) / (math.log(high) - math.log(low))
         return (x - low) / (high - low)
@@ -228,7 +230,7 @@ def scale(
         if np.any(bad):
             row = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"factor '{f.name}': point {row} has coordinate {col[row]!r}; "
+                f"factor '{f.name}': point {row} has coordinate {float(col[row])!r}; "
                 "expected a value in [0, 1]"
             )
     unit = as_unit_points(arr)

@@ -115,13 +115,15 @@ def mst_criteria(points: npt.ArrayLike) -> tuple[float, float]:
 
 def _mst_from_matrix(dm: np.ndarray) -> tuple[float, float]:
     n = dm.shape[0]
-    # csgraph reads a zero entry as "no edge"; coincident points need a zero-length edge instead.
-    graph = np.where(dm > 0.0, dm, np.finfo(float).tiny)
+    # csgraph drops zero and near-zero dense entries as "no edge", which would leave coincident
+    # points unconnected. Adding the same constant to every edge keeps the minimum spanning tree
+    # (every spanning tree has n - 1 edges); lengths are then read back from ``dm``.
+    graph = dm + 1.0
     np.fill_diagonal(graph, 0.0)
     tree = minimum_spanning_tree(graph).tocoo()
-    edges = np.where(tree.data <= np.finfo(float).tiny, 0.0, tree.data)
-    if edges.size != n - 1:
-        raise AssertionError(f"spanning tree of {n} points has {edges.size} edges")
+    if tree.nnz != n - 1:
+        raise AssertionError(f"spanning tree of {n} points has {tree.nnz} edges")
+    edges = dm[tree.row, tree.col]
     std = float(np.std(edges, ddof=1)) if edges.size > 1 else 0.0
     return float(edges.mean()), std
 

@@ -1,0 +1,76 @@
+"""Engine dispatch by name, Sobol' sequences and the rng argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mptcplab.design import generate, sobol, uniform_random
+
+
+@pytest.mark.parametrize("kind", ["wsp", "lhs", "sobol", "random"])
+def test_each_engine_gives_n_points_in_the_unit_cube(kind: str) -> None:
+    x = generate(kind, 3, 16, rng=7)
+    assert x.shape == (16, 3)
+    assert np.all((x >= 0) & (x <= 1))
+    assert np.array_equal(x, generate(kind, 3, 16, rng=7))
+
+
+def test_lhs_options_pass_through() -> None:
+    plain = generate("lhs", 2, 10, rng=1, optimize=False, centered=True)
+    assert sorted(plain[:, 0].tolist()) == [(i + 0.5) / 10 for i in range(10)]
+    tuned = generate("lhs", 2, 10, rng=1, it=50, profile="LINEAR")
+    assert tuned.shape == (10, 2)
+
+
+def test_factorial_kinds() -> None:
+    assert generate("factorial", 2, rng=0, levels=[3, 4]).shape == (12, 2)
+    assert generate("factorial", 3, 27, rng=0).shape == (27, 3)
+    half = generate("factorial", 4, 8, rng=0, generators=["D=ABC"])
+    assert half.shape == (8, 4)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (("sobolev", 2, 8), {}, "unknown kind"),
+        (("wsp", 2, 8), {"oversampl": 30}, r"unknown option\(s\) \['oversampl'\]"),
+        (("random", 2, 8), {"scramble": True}, "accepted: none"),
+        (("wsp", 2), {}, "number of points n is required"),
+        (("factorial", 2, 10), {}, "not a power"),
+        (("factorial", 2, 10), {"levels": 3}, "give 9 points, not n = 10"),
+        (("lhs", 2, 5), {"optimize": False, "it": 10}, "only apply with optimize"),
+    ],
+)
+def test_bad_requests_are_explained(args: tuple, kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        generate(*args, rng=0, **kwargs)
+
+
+def test_scrambled_sobol_is_stratified_in_each_coordinate() -> None:
+    # The first 2^m points of a (scrambled) Sobol' sequence put one point in each interval
+    # [i/2^m, (i+1)/2^m) of every coordinate.
+    m = 6
+    x = sobol(5, 2**m, rng=3)
+    for k in range(5):
+        cells = np.floor(x[:, k] * 2**m).astype(int)
+        assert sorted(cells.tolist()) == list(range(2**m))
+    assert np.array_equal(x, sobol(5, 2**m, rng=3))
+    assert not np.array_equal(x, sobol(5, 2**m, rng=4))
+
+
+def test_sobol_accepts_sizes_that_are_not_powers_of_two_silently(recwarn) -> None:
+    assert sobol(2, 10, rng=0).shape == (10, 2)
+    assert not [w for w in recwarn if "balance" in str(w.message)]
+
+
+@pytest.mark.parametrize("rng", [None, 1.5, "seed", -1, True])
+def test_rng_must_be_a_seed_or_generator(rng) -> None:
+    with pytest.raises(ValueError, match="rng"):
+        uniform_random(2, 3, rng=rng)
+
+
+def test_generator_and_seed_sequence_are_accepted() -> None:
+    a = uniform_random(2, 3, rng=np.random.default_rng(5))
+    b = uniform_random(2, 3, rng=np.random.SeedSequence(5))
+    assert np.array_equal(a, b)

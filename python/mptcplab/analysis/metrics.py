@@ -1,0 +1,340 @@
+"""Metrics of a run: the published formulas, and their extraction from a backend's report.
+
+Sources:
+- aggregation benefit: Kaspar's definition as used by Paasch, Khalili, Bonaventure, "On the
+  Benefits of Applying Experimental Design to Improve Multipath TCP", CoNEXT 2013, §4.1
+  (spec/algorithms.md §5.1);
+- Jain's fairness index: Jain, Chiu, Hawe, DEC-TR-301 (1984) (spec §5.2);
+- log gain: Dreibholz, Zhou, Fa, NorNet Core MPTCP study (spec §5.3); the base (natural log)
+  and the reference (best single path) are this project's choice (spec §8 item 10).
+
+Run metrics are computed from the report dictionary (crates/mpsim/src/report.rs) and the scenario
+dictionary the run was given, so a stored run can be re-analysed without re-running it. Metrics
+that need the single-path TCP reference runs of the same point (measured C_i) are computed by the
+analysis layer, which has those runs at hand; they are listed in ``REFERENCE_METRICS``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# A full segment carries 1448 payload bytes in a 1500-byte packet (crates/mpsim/src/scenario.rs,
+# MSS_BYTES and HEADER_BYTES): the best goodput a link of capacity C can give is C · 1448/1500.
+MSS_BYTES = 1448
+HEADER_BYTES = 52
+PAYLOAD_FRACTION = MSS_BYTES / (MSS_BYTES + HEADER_BYTES)
+
+Report = Mapping[str, Any]
+Scenario = Mapping[str, Any]
+
+
+def aggregation_benefit(goodput: float, capacities: Sequence[float]) -> float:
+    """Kaspar's aggregation benefit of a multipath goodput over paths of capacities ``C_i``.
+
+    ``Ben = (g − C_max) / (Σ C_i − C_max)`` when ``g ≥ C_max``, else ``(g − C_max) / C_max``:
+    1 means the paths were perfectly aggregated, 0 as good as the best path alone, −1 nothing
+    delivered. When the other paths add nothing (``Σ C_i = C_max``) and ``g ≥ C_max`` the value
+    is 0 (spec §5.1 guard). With measured ``C_i`` the value may leave [−1, 1]; it is not clipped.
+    """
+    caps = [float(c) for c in capacities]
+    if not caps:
+        raise ValueError("capacities: expected at least one path capacity")
+    if any(not math.isfinite(c) or c < 0 for c in caps):
+        raise ValueError(f"capacities: expected finite values >= 0, got {caps}")
+    if not math.isfinite(goodput) or goodput < 0:
+        raise ValueError(f"goodput: expected a finite value >= 0, got {goodput}")
+    c_max = max(caps)
+    if goodput >= c_max:
+        others = sum(caps) - c_max
+        if others <= 0:
+            return 0.0
+        return (goodput - c_max) / others
+    return (goodput - c_max) / c_max
+
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index ``(Σ x)² / (n Σ x²)``, in [1/n, 1]; NaN when every share is zero."""
+    xs = [float(x) for x in values]
+    if not xs:
+        raise ValueError("values: expected at least one share")
+    if any(not math.isfinite(x) or x < 0 for x in xs):
+        raise ValueError(f"values: expected finite shares >= 0, got {xs}")
+    squares = sum(x * x for x in xs)
+    if squares == 0:
+        return math.nan
+    return sum(xs) ** 2 / (len(xs) * squares)
+
+
+def log_gain(mptcp_goodput: float, tcp_goodput: float) -> float:
+    """``ln(MPTCP goodput / TCP goodput)``: 0 = no gain, ln 2 ≈ 0.69 = twice as fast.
+
+    NaN when either goodput is zero (the ratio has no logarithm); the aggregation benefit still
+    shows such runs (as −1).
+    """
+    if mptcp_goodput <= 0 or tcp_goodput <= 0:
+        return math.nan
+    return math.log(mptcp_goodput / tcp_goodput)
+
+
+# --- extraction from a report ------------------------------------------------------------------
+
+
+def _base_id(flow_id: str) -> str:
+    """``id#k`` names the k-th of ``count`` identical flows (report.rs)."""
+    return flow_id.split("#", 1)[0]
+
+
+def path_capacities_mbps(scenario: Scenario, flow_id: str) -> list[float]:
+    """Best goodput of each path of a flow on its own: the narrowest link's capacity, payload part.
+
+    Paths that share a link are each credited with that link's full capacity, so the sum
+    over-states what the paths can carry together; use measured single-path references there.
+    """
+    links = {link["id"]: float(link["capacity_mbps"]) for link in scenario["links"]}
+    flow = next(f for f in scenario["flows"] if f["id"] == _base_id(flow_id))
+    return [min(links[hop] for hop in path) * PAYLOAD_FRACTION for path in flow["paths"]]
+
+
+def _mptcp_flows(report: Report) -> list[Mapping[str, Any]]:
+    return [f for f in report["flows"] if f["protocol"] == "mptcp"]
+
+
+def _goodput(report: Report, _scenario: Scenario) -> float:
+    return float(sum(f["goodput_mbps"] for f in report["flows"]))
+
+
+def _mptcp_goodput(report: Report, _scenario: Scenario) -> float | None:
+    flows = _mptcp_flows(report)
+    return float(sum(f["goodput_mbps"] for f in flows)) if flows else None
+
+
+def _aggregation_benefit_configured(report: Report, scenario: Scenario) -> float | None:
+    flows = _mptcp_flows(report)
+    if not flows:
+        return None
+    values = [
+        aggregation_benefit(f["goodput_mbps"], path_capacities_mbps(scenario, f["id"]))
+        for f in flows
+    ]
+    return sum(values) / len(values)
+
+
+def _jain(report: Report, _scenario: Scenario) -> float | None:
+    if len(report["flows"]) < 2:
+        return None
+    value = jain_index([f["goodput_mbps"] for f in report["flows"]])
+    return None if math.isnan(value) else value
+
+
+def _time_to_max_cwnd(report: Report, _scenario: Scenario) -> float | None:
+    subflows = [s for f in report["flows"] for s in f["subflows"]]
+    if not subflows:
+        return None
+    fastest = max(subflows, key=lambda s: s["goodput_mbps"])
+    return float(fastest["time_to_max_cwnd_s"])
+
+
+def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
+    def extract(report: Report, _scenario: Scenario) -> float | None:
+        values = [f["block_latency"][field] for f in report["flows"] if f.get("block_latency")]
+        return max(values) if values else None
+
+    return extract
+
+
+def _completion(report: Report, _scenario: Scenario) -> float | None:
+    values = [f.get("completion_s") for f in report["flows"]]
+    if not values or any(v is None for v in values):
+        return None
+    return max(values)
+
+
+def _flows_max(field: str) -> Callable[[Report, Scenario], float | None]:
+    def extract(report: Report, _scenario: Scenario) -> float | None:
+        return max((float(f[field]) for f in report["flows"]), default=None)
+
+    return extract
+
+
+def _flows_sum(field: str) -> Callable[[Report, Scenario], float | None]:
+    def extract(report: Report, _scenario: Scenario) -> float | None:
+        return float(sum(f[field] for f in report["flows"]))
+
+    return extract
+
+
+def _links_max(field: str) -> Callable[[Report, Scenario], float | None]:
+    def extract(report: Report, _scenario: Scenario) -> float | None:
+        return max((float(link[field]) for link in report["links"]), default=None)
+
+    return extract
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """A metric's name, meaning and unit; ``bounds`` is its theoretical range when it has one
+    (the sensitivity analysis divides by it), else the observed range is used."""
+
+    name: str
+    description: str
+    unit: str = ""
+    bounds: tuple[float, float] | None = None
+    # Lower is worse (goodput) unless this is set (latency): decides which points are "worst".
+    higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class RunMetric:
+    info: MetricInfo
+    extract: Callable[[Report, Scenario], float | None]
+
+
+RUN_METRICS: dict[str, RunMetric] = {
+    m.info.name: m
+    for m in (
+        RunMetric(MetricInfo("goodput_mbps", "goodput of all flows together", "Mbit/s"), _goodput),
+        RunMetric(
+            MetricInfo("mptcp_goodput_mbps", "goodput of the MPTCP flows", "Mbit/s"),
+            _mptcp_goodput,
+        ),
+        RunMetric(
+            MetricInfo(
+                "aggregation_benefit",
+                "aggregation benefit of the MPTCP flows, C_i = configured path capacity "
+                "(payload share 1448/1500 of the narrowest link)",
+                bounds=(-1.0, 1.0),
+            ),
+            _aggregation_benefit_configured,
+        ),
+        RunMetric(
+            MetricInfo("jain_fairness", "Jain's index of the per-flow goodputs", bounds=(0, 1)),
+            _jain,
+        ),
+        RunMetric(
+            MetricInfo(
+                "time_to_max_cwnd_s",
+                "time for the fastest subflow's cwnd to reach its maximum",
+                "s",
+                higher_is_better=False,
+            ),
+            _time_to_max_cwnd,
+        ),
+        RunMetric(
+            MetricInfo(
+                "peak_rcvbuf_bytes", "largest receive-buffer occupancy of any flow", "bytes"
+            ),
+            _flows_max("peak_rcvbuf_bytes"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "rwnd_limited_s",
+                "longest time any flow was held back by the receive window",
+                "s",
+                higher_is_better=False,
+            ),
+            _flows_max("rwnd_limited_s"),
+        ),
+        RunMetric(
+            MetricInfo("retransmits", "segments retransmitted, all flows", higher_is_better=False),
+            _flows_sum("retransmits"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "reinjections", "segments re-sent on another subflow", higher_is_better=False
+            ),
+            _flows_sum("reinjections"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "max_loss_rate",
+                "highest drop rate of any link",
+                bounds=(0, 1),
+                higher_is_better=False,
+            ),
+            _links_max("loss_rate"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "max_mean_queue_packets",
+                "highest mean queue length of any link",
+                "packets",
+                higher_is_better=False,
+            ),
+            _links_max("mean_queue_packets"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "block_latency_p50_ms",
+                "median application block latency (worst flow)",
+                "ms",
+                higher_is_better=False,
+            ),
+            _block_latency("p50_ms"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "block_latency_p95_ms",
+                "95th percentile block latency (worst flow)",
+                "ms",
+                higher_is_better=False,
+            ),
+            _block_latency("p95_ms"),
+        ),
+        RunMetric(
+            MetricInfo(
+                "completion_s",
+                "time to complete the slowest finite transfer",
+                "s",
+                higher_is_better=False,
+            ),
+            _completion,
+        ),
+    )
+}
+
+REFERENCE_METRICS: dict[str, MetricInfo] = {
+    m.name: m
+    for m in (
+        MetricInfo(
+            "aggregation_benefit_measured",
+            "aggregation benefit with C_i = measured single-path TCP goodput of each path",
+            bounds=(-1.0, 1.0),
+        ),
+        MetricInfo(
+            "log_gain",
+            "ln(MPTCP goodput / best single-path TCP goodput), measured references",
+        ),
+    )
+}
+
+
+def metric_info(name: str) -> MetricInfo:
+    if name in RUN_METRICS:
+        return RUN_METRICS[name].info
+    return REFERENCE_METRICS[name]
+
+
+def all_metric_names() -> list[str]:
+    return [*RUN_METRICS, *REFERENCE_METRICS]
+
+
+def run_metrics(report: Report, scenario: Scenario) -> dict[str, float]:
+    """Every run metric that applies to this report (non-applicable ones are left out)."""
+    values: dict[str, float] = {}
+    for name, metric in RUN_METRICS.items():
+        value = metric.extract(report, scenario)
+        if value is not None and math.isfinite(value):
+            values[name] = float(value)
+    return values
+
+
+def reference_metrics(mptcp_goodput: float, path_goodputs: Sequence[float]) -> dict[str, float]:
+    """Metrics that compare an MPTCP run with single-path TCP runs over each of its paths."""
+    values = {"aggregation_benefit_measured": aggregation_benefit(mptcp_goodput, path_goodputs)}
+    gain = log_gain(mptcp_goodput, max(path_goodputs))
+    if math.isfinite(gain):
+        values["log_gain"] = gain
+    return values

@@ -1,0 +1,140 @@
+"""Plots of a campaign's per-point medians, rendered to PNG bytes.
+
+Figures are built with ``matplotlib.figure.Figure`` (no pyplot state, no GUI backend), so they
+can be drawn in worker threads and embedded in the HTML report. Every variant keeps one colour
+across all figures.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+_PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+    "#bcbd22",
+)
+_DPI = 110
+
+
+def colours(variants: Sequence[str]) -> dict[str, str]:
+    return {v: _PALETTE[i % len(_PALETTE)] for i, v in enumerate(variants)}
+
+
+def to_png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=_DPI, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _label(metric: str, unit: str) -> str:
+    return f"{metric} ({unit})" if unit else metric
+
+
+def _style(ax: Axes) -> None:
+    ax.grid(True, color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequence[str]) -> bytes:
+    """Empirical CDF (left) and box plot (right) of a metric's per-point medians per variant."""
+    palette = colours(variants)
+    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    cdf, box = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
+    samples = []
+    for variant in variants:
+        values = np.sort(medians.loc[medians["variant"] == variant, metric].dropna().to_numpy())
+        samples.append(values)
+        if values.size:
+            y = np.arange(1, values.size + 1) / values.size
+            cdf.step(values, y, where="post", color=palette[variant], label=variant, linewidth=1.6)
+    cdf.set_xlabel(_label(metric, unit))
+    cdf.set_ylabel("fraction of points")
+    cdf.set_ylim(0, 1.02)
+    cdf.set_title("CDF over design points", fontsize=10)
+    cdf.legend(fontsize=8, loc="best", frameon=False)
+    _style(cdf)
+    shown = [i for i, s in enumerate(samples) if s.size]
+    if shown:
+        parts = box.boxplot(
+            [samples[i] for i in shown],
+            vert=False,
+            patch_artist=True,
+            widths=0.6,
+            medianprops={"color": "black"},
+            flierprops={"markersize": 3},
+        )
+        for patch, i in zip(parts["boxes"], shown, strict=True):
+            patch.set_facecolor(palette[variants[i]])
+            patch.set_alpha(0.55)
+        box.set_yticks(range(1, len(shown) + 1), [variants[i] for i in shown], fontsize=8)
+        box.invert_yaxis()
+    box.set_xlabel(_label(metric, unit))
+    box.set_title("box plot (whiskers 1.5 IQR)", fontsize=10)
+    _style(box)
+    return to_png(fig)
+
+
+def against_factors(
+    medians: pd.DataFrame,
+    metric: str,
+    unit: str,
+    factors: Sequence[str],
+    log_factors: Sequence[str],
+    variants: Sequence[str],
+) -> bytes:
+    """The metric against each quantitative factor, one panel per factor, coloured by variant."""
+    palette = colours(variants)
+    ncols = min(3, max(1, len(factors)))
+    nrows = math.ceil(len(factors) / ncols)
+    fig = Figure(figsize=(3.9 * ncols, 3.0 * nrows + 0.5))
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    for ax, factor in zip(axes, factors, strict=False):
+        for variant in variants:
+            part = medians[medians["variant"] == variant]
+            ax.scatter(
+                part[factor],
+                part[metric],
+                s=11,
+                alpha=0.75,
+                color=palette[variant],
+                label=variant,
+                linewidths=0,
+            )
+        if factor in log_factors:
+            ax.set_xscale("log")
+        ax.set_xlabel(factor)
+        ax.set_ylabel(_label(metric, unit), fontsize=8)
+        _style(ax)
+    for ax in axes[len(factors) :]:
+        ax.set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles,
+            labels,
+            loc="upper center",
+            ncol=min(len(labels), 4),
+            frameon=False,
+            fontsize=8,
+            markerscale=2,
+            bbox_to_anchor=(0.5, 1.0),
+        )
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / (3.0 * nrows + 0.5)))
+    return to_png(fig)

@@ -1,0 +1,340 @@
+"""The campaign report: one self-contained HTML file (inline CSS, PNG figures as data: URIs).
+
+Sections: the campaign file, run status, design quality (spec §4.5), for each metric its
+percentiles per variant, CDF and box plot, and the metric against every factor; the worst points
+("critical configurations"), the sensitivity table when the campaign has several designs
+(spec §4.6), failed runs, and the provenance of every runner invocation.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mptcplab.analysis import plots
+from mptcplab.analysis.metrics import all_metric_names, metric_info
+from mptcplab.analysis.sensitivity import sensitivity_table
+from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
+from mptcplab.campaign.store import Store
+from mptcplab.design import quality
+from mptcplab.errors import UserError
+
+WORST_POINTS = 12
+# NorNet's "critical configurations" (spec §5.3): MPTCP below 97.5 % of TCP.
+_CRITICAL_RATIO = 0.975
+
+_CSS = """
+body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222;
+       margin: 0; background: #f4f5f7; }
+main { max-width: 1240px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 26px; margin: 8px 0 4px; }
+h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #e3e6ea; }
+h3 { font-size: 16px; margin: 22px 0 8px; }
+p.lead { color: #555; margin: 0 0 12px; }
+nav { background: #f0f3f7; border-radius: 6px; padding: 8px 14px; margin: 14px 0; }
+nav a { margin-right: 14px; color: #1f5fa8; text-decoration: none; white-space: nowrap; }
+table.data { border-collapse: collapse; margin: 8px 0 14px; font-size: 12.5px; }
+table.data th, table.data td { padding: 4px 9px; border-bottom: 1px solid #e3e6ea;
+                               text-align: right; }
+table.data th { background: #f0f3f7; font-weight: 600; }
+table.data td:first-child, table.data th:first-child { text-align: left; }
+table.data tr:hover td { background: #fafbfc; }
+.scroll { overflow-x: auto; }
+pre.toml { background: #f7f8fa; border: 1px solid #e3e6ea; border-radius: 6px; padding: 12px;
+           font-size: 12px; overflow-x: auto; max-height: 460px; }
+img { max-width: 100%; height: auto; display: block; margin: 6px 0 12px; }
+.badges span { display: inline-block; padding: 2px 10px; margin: 0 6px 6px 0; border-radius: 12px;
+               background: #eef1f5; font-size: 13px; }
+.badges .ok { background: #e3f4e6; } .badges .bad { background: #fbe3e3; }
+.badges .wait { background: #fff4d6; }
+.note { color: #666; font-size: 12.5px; }
+code { background: #f0f3f7; padding: 0 4px; border-radius: 3px; }
+"""
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "–"
+        if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+            return f"{value:.3e}"
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _table(frame: pd.DataFrame) -> str:
+    if frame is None or frame.empty:
+        return '<p class="note">nothing to show yet</p>'
+    body = frame.to_html(index=False, classes="data", border=0, na_rep="–", float_format=_fmt)
+    return f'<div class="scroll">{body}</div>'
+
+
+def _img(png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{_esc(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower())
+
+
+class _Campaign:
+    """What the report needs from the campaign file stored with the runs."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            data = {}
+        self.name = str(data.get("name", "campaign"))
+        self.description = str(data.get("description", ""))
+        known = set(all_metric_names())
+        self.metrics = [m for m in data.get("metrics", ["goodput_mbps"]) if m in known]
+        factors = data.get("factors", {})
+        self.log_factors = [n for n, f in factors.items() if isinstance(f, dict) and f.get("log")]
+
+
+def _status_badges(runs: pd.DataFrame) -> str:
+    counts = runs["status"].value_counts() if not runs.empty else pd.Series(dtype=int)
+    parts = [
+        f'<span class="ok">{int(counts.get("done", 0))} done</span>',
+        f'<span class="bad">{int(counts.get("failed", 0))} failed</span>',
+        f'<span class="wait">{int(counts.get("pending", 0))} pending</span>',
+    ]
+    return f'<div class="badges">{"".join(parts)}</div>'
+
+
+def _design_section(store: Store) -> str:
+    rows = []
+    for design in store.designs():
+        points = design["unit_points"]
+        row: dict[str, Any] = {"design": design["design"], "kind": design["kind"]}
+        if len(points) >= 2 and points and len(points[0]) >= 1:
+            q = quality(points, projections=len(points[0]) >= 2)
+            for key in (
+                "n",
+                "d",
+                "mindist",
+                "phi_p",
+                "coverage",
+                "mesh_ratio",
+                "mst_mean",
+                "mst_std",
+                "cd2",
+                "wd2",
+                "l2_star",
+                "mindist_2d_worst",
+            ):
+                if key in q:
+                    row[key] = q[key]
+        else:
+            row["n"] = len(points)
+        rows.append(row)
+    note = (
+        '<p class="note">Measures in the unit cube (spec §4.5): larger <code>mindist</code> and '
+        "<code>mst_mean</code> are better; smaller <code>phi_p</code>, <code>coverage</code>, "
+        "<code>mst_std</code> and discrepancies (<code>cd2</code>, <code>wd2</code>, "
+        "<code>l2_star</code>) are better; <code>mindist_2d_worst</code> is the smallest "
+        "minimum distance over all two-factor projections.</p>"
+    )
+    return _table(pd.DataFrame.from_records(rows)) + note
+
+
+def _metric_section(
+    medians: pd.DataFrame, metric: str, campaign: _Campaign, variants: Sequence[str]
+) -> str:
+    info = metric_info(metric)
+    parts = [f'<h2 id="metric-{_slug(metric)}">{_esc(metric)}</h2>']
+    unit = f" ({_esc(info.unit)})" if info.unit else ""
+    parts.append(f'<p class="lead">{_esc(info.description)}{unit}; medians over replications.</p>')
+    if medians[metric].dropna().empty:
+        parts.append('<p class="note">no finished run gives this metric</p>')
+        return "".join(parts)
+    parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
+    parts.append(_table(percentile_table(medians, metric)))
+    for level in medians.attrs.get("levels", []):
+        if medians[level].nunique() > 1 and len(medians.attrs.get("levels", [])) > 1:
+            parts.append(f"<h3>… by {_esc(level)}</h3>")
+            parts.append(_table(percentile_table(medians, metric, by=level)))
+    parts.append("<h3>Distribution</h3>")
+    parts.append(_img(plots.distribution(medians, metric, info.unit, variants), f"{metric} CDF"))
+    factors = medians.attrs.get("factors", [])
+    if factors:
+        parts.append("<h3>Against each factor</h3>")
+        png = plots.against_factors(
+            medians, metric, info.unit, factors, campaign.log_factors, variants
+        )
+        parts.append(_img(png, f"{metric} against factors"))
+    return "".join(parts)
+
+
+def _critical_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str:
+    metric = next((m for m in metrics if not medians[m].dropna().empty), None)
+    if metric is None:
+        return '<p class="note">no finished runs yet</p>'
+    info = metric_info(metric)
+    ranked = medians.dropna(subset=[metric]).sort_values(
+        metric, ascending=info.higher_is_better, kind="stable"
+    )
+    columns = [
+        "variant",
+        "design",
+        "point",
+        *medians.attrs.get("factors", []),
+        *metrics,
+        "replications",
+    ]
+    worst = ranked.head(WORST_POINTS)[[c for c in dict.fromkeys(columns) if c in ranked]]
+    direction = "lowest" if info.higher_is_better else "highest"
+    parts = [
+        f'<p class="lead">The {len(worst)} design points with the {direction} median '
+        f"<code>{_esc(metric)}</code>, with their factor values.</p>",
+        _table(worst),
+    ]
+    if "log_gain" in medians and not medians["log_gain"].dropna().empty:
+        ratio = medians["log_gain"].dropna().map(math.exp)
+        classes = pd.DataFrame.from_records(
+            [
+                {
+                    "variant": variant,
+                    "points": int(r.size),
+                    "MPTCP < 97.5 % of TCP": int((r < _CRITICAL_RATIO).sum()),
+                    "of which ≥ 80 %": int(((r < _CRITICAL_RATIO) & (r >= 0.8)).sum()),
+                    "50–80 %": int(((r < 0.8) & (r >= 0.5)).sum()),
+                    "< 50 %": int((r < 0.5).sum()),
+                }
+                for variant, r in ratio.groupby(medians["variant"], sort=False)
+            ]
+        )
+        parts.append("<h3>Points where MPTCP does worse than the best single-path TCP</h3>")
+        parts.append(_table(classes))
+    return "".join(parts)
+
+
+def _sensitivity_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str | None:
+    if medians.empty or medians["design"].nunique() < 2:
+        return None
+    parts = [
+        '<p class="lead">Standard deviation of each percentile of the per-point medians across '
+        "the independent designs, relative to the metric's observed range (CoNEXT 2013, "
+        "spec §4.6). Small values: the conclusions do not depend on the design.</p>"
+    ]
+    for metric in metrics:
+        table = sensitivity_table(medians, metric)
+        if table is not None:
+            parts.append(f"<h3>{_esc(metric)}</h3>")
+            parts.append(_table(table))
+    return "".join(parts)
+
+
+def _failures_section(runs: pd.DataFrame) -> str | None:
+    failed = runs[runs["status"] == "failed"] if not runs.empty else runs
+    if failed.empty:
+        return None
+    columns = [
+        "variant",
+        "design",
+        "point",
+        "replication",
+        *runs.attrs.get("factors", []),
+        "attempts",
+        "error",
+    ]
+    table = failed[[c for c in columns if c in failed]].head(20)
+    return (
+        f'<p class="lead">{len(failed)} runs failed; re-running the campaign retries them.</p>'
+        + _table(table)
+    )
+
+
+def _provenance_section(store: Store) -> str:
+    rows = [
+        {
+            "run": p["id"],
+            "started": p["started_at"],
+            "ended": p["ended_at"] or "(interrupted)",
+            "mptcplab": p["mptcplab_version"],
+            "git revision": (p["git_revision"] or "–")[:19],
+            "backend": f"{p['backend']}: {p['backend_version']}",
+            "host": p["host"],
+            "executor": f"{p['executor']} × {p['jobs']}",
+            "completed": p["completed_runs"],
+            "failed": p["failed_runs"],
+        }
+        for p in store.provenance()
+    ]
+    return _table(pd.DataFrame.from_records(rows))
+
+
+def _document(title: str, sections: Iterable[tuple[str, str, str]], header: str) -> str:
+    sections = list(sections)
+    nav = "".join(f'<a href="#{sid}">{_esc(name)}</a>' for sid, name, _ in sections)
+    body = "".join(
+        f'<h2 id="{sid}">{_esc(name)}</h2>{content}' if not content.startswith("<h2") else content
+        for sid, name, content in sections
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body><main>"
+        f"{header}<nav>{nav}</nav>{body}</main></body></html>\n"
+    )
+
+
+def build_report(store_path: str | Path) -> str:
+    """The HTML text of the report of the campaign stored at ``store_path``."""
+    with Store(store_path) as store:
+        stored = store.campaign_text()
+        if stored is None:
+            raise UserError("the store holds no campaign run yet", file=str(store_path))
+        campaign = _Campaign(*stored)
+        runs = to_pandas(store)
+        metrics = campaign.metrics or ["goodput_mbps"]
+        medians = point_medians(runs, metrics)
+        variants = list(dict.fromkeys(runs["variant"])) if not runs.empty else []
+
+        header = (
+            f"<h1>{_esc(campaign.name)}</h1>"
+            + (f'<p class="lead">{_esc(campaign.description)}</p>' if campaign.description else "")
+            + f'<p class="note">store <code>{_esc(store_path)}</code> · campaign file '
+            f"<code>{_esc(campaign.path)}</code></p>" + _status_badges(runs)
+        )
+        sections: list[tuple[str, str, str]] = [
+            ("campaign", "Campaign", f'<pre class="toml">{_esc(campaign.text)}</pre>'),
+            ("design", "Design quality", _design_section(store)),
+        ]
+        for metric in metrics:
+            section = _metric_section(medians, metric, campaign, variants)
+            sections.append((f"metric-{_slug(metric)}", metric, section))
+        sections.append(
+            ("critical", "Critical configurations", _critical_section(medians, metrics))
+        )
+        sensitivity = _sensitivity_section(medians, metrics)
+        if sensitivity is not None:
+            sections.append(("sensitivity", "Sensitivity to the design", sensitivity))
+        failures = _failures_section(runs)
+        if failures is not None:
+            sections.append(("failures", "Failed runs", failures))
+        sections.append(("provenance", "Provenance", _provenance_section(store)))
+    return _document(f"{campaign.name} — mptcplab report", sections, header)
+
+
+def write_report(store_path: str | Path, out: str | Path) -> Path:
+    out = Path(out)
+    text = build_report(store_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out

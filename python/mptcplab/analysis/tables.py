@@ -1,0 +1,153 @@
+"""A campaign store as pandas tables: one row per run, per-point medians, percentile tables.
+
+CoNEXT 2013 (spec §4.6) repeats every design point and keeps the median over the repetitions;
+:func:`point_medians` does the same for every metric. Metrics that compare an MPTCP run with the
+single-path TCP runs of the same point and replication (``aggregation_benefit_measured``,
+``log_gain``) are computed here, run by run, before the medians are taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mptcplab.analysis.metrics import reference_metrics
+from mptcplab.campaign.store import Store
+from mptcplab.errors import UserError
+
+PERCENTILES = (5, 25, 50, 75, 95)
+RUN_COLUMNS = (
+    "run_key",
+    "role",
+    "design",
+    "point",
+    "replication",
+    "seed",
+    "path",
+    "status",
+    "error",
+    "wall_s",
+    "attempts",
+    "variant",
+)
+
+
+def _open(store: Store | str | Path) -> tuple[Store, bool]:
+    if isinstance(store, Store):
+        return store, False
+    return Store(store), True
+
+
+def _variant_label(levels: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in levels.items()) or "all"
+
+
+def to_pandas(store: Store | str | Path, *, references: bool = False) -> pd.DataFrame:
+    """Every planned run of the store's campaign: one row each, with its factor values, levels,
+    status and metrics (NaN when not applicable or not finished).
+
+    ``variant`` is a label of the run's qualitative levels ("cc=lia, buffer=auto"); each
+    qualitative factor also has its own column. Reference runs (single-path TCP) are left out
+    unless ``references`` is true; their goodputs already enter the main runs' metrics.
+    """
+    db, owned = _open(store)
+    try:
+        rows = db.task_rows()
+        designs = db.designs()
+    finally:
+        if owned:
+            db.close()
+    goodput_of = {
+        r["run_key"]: r["metrics"]["goodput_mbps"]
+        for r in rows
+        if r["role"] == "reference" and r["status"] == "done" and r["metrics"]
+    }
+    records: list[dict[str, Any]] = []
+    seen_keys: set[tuple[str, str]] = set()
+    for r in rows:
+        if r["role"] == "reference" and not references:
+            continue
+        label = _variant_label(r["variant"])
+        if (r["run_key"], label) in seen_keys:
+            continue
+        seen_keys.add((r["run_key"], label))
+        record: dict[str, Any] = {c: r.get(c) for c in RUN_COLUMNS if c != "variant"}
+        record["variant"] = label
+        record.update(r["variant"])
+        record.update(r["factors"])
+        metrics = dict(r["metrics"] or {})
+        keys = r["reference_keys"]
+        if r["status"] == "done" and keys and all(k in goodput_of for k in keys):
+            metrics.update(_reference_based(metrics, [goodput_of[k] for k in keys]))
+        record.update(metrics)
+        records.append(record)
+    frame = pd.DataFrame.from_records(records)
+    frame.attrs["factors"] = list(designs[0]["factor_names"]) if designs else []
+    frame.attrs["levels"] = list(rows[0]["variant"]) if rows else []
+    return frame
+
+
+def _reference_based(metrics: dict[str, float], path_goodputs: list[float]) -> dict[str, float]:
+    mptcp = metrics.get("mptcp_goodput_mbps")
+    return {} if mptcp is None else reference_metrics(mptcp, path_goodputs)
+
+
+def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Median of each metric over the finished replications of every (design, point, variant),
+    with the point's factor values, its levels and ``replications`` (how many were finished)."""
+    factors = list(runs.attrs.get("factors", []))
+    levels = list(runs.attrs.get("levels", []))
+    keys = ["design", "point", "variant", *levels, *factors]
+    if runs.empty:
+        return pd.DataFrame(columns=[*keys, *metrics, "replications"])
+    done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
+    if done.empty:
+        return pd.DataFrame(columns=[*keys, *metrics, "replications"])
+    grouped = done.groupby(keys, sort=True, dropna=False)
+    present = [m for m in metrics if m in done.columns]
+    medians = grouped[present].median() if present else grouped.size().to_frame()[[]]
+    medians["replications"] = grouped.size()
+    out = medians.reset_index()
+    for m in metrics:
+        if m not in out.columns:
+            out[m] = float("nan")
+    out.attrs.update(runs.attrs)
+    return out
+
+
+def percentile_table(
+    medians: pd.DataFrame,
+    metric: str,
+    *,
+    by: str = "variant",
+    percentiles: Sequence[float] = PERCENTILES,
+) -> pd.DataFrame:
+    """Percentiles of a metric's per-point medians for each value of ``by`` (a variant, or one
+    qualitative factor's level), with the mean and the number of points."""
+    rows = []
+    for level, group in medians.groupby(by, sort=False):
+        values = group[metric].dropna()
+        row: dict[str, Any] = {by: level, "points": int(values.size)}
+        if values.size:
+            for p in percentiles:
+                row[f"p{p:g}"] = float(values.quantile(p / 100))
+            row["mean"] = float(values.mean())
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)
+
+
+def export(store: str | Path, out: str | Path, *, fmt: str) -> int:
+    """Write one row per run (factor values, levels, status, metrics) as CSV or Parquet."""
+    frame = to_pandas(store, references=True)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "csv":
+        frame.to_csv(out, index=False)
+    elif fmt == "parquet":
+        frame.to_parquet(out, index=False)
+    else:
+        raise UserError(f"unknown export format '{fmt}'; expected csv or parquet", field="format")
+    return len(frame)

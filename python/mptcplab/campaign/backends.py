@@ -1,0 +1,64 @@
+"""Backends a campaign can run on: name -> pure callable ``(scenario_dict) -> report_dict``.
+
+A backend is named by import references ("module:function") rather than by the function object,
+so a worker process — local or on a Ray node — imports exactly the code the campaign names and
+needs no state from the process that planned the runs. Each backend also names a function giving
+its version, which enters every run key: a new simulator version re-runs the campaign.
+
+``sim`` runs the packet-level simulator in-process; the emulator backend (``emu``) registers here
+once it exists. ``serial`` backends (the emulator, which owns network namespaces) run one at a
+time under the local executor unless the user asks for more jobs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Scenario = dict[str, Any]
+Report = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    run: str  # "module:function", (scenario dict) -> report dict
+    version: str  # "module:function", () -> version string
+    serial: bool = False
+
+    def version_string(self) -> str:
+        return str(import_ref(self.version)())
+
+
+def import_ref(ref: str) -> Callable[..., Any]:
+    module_name, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+
+
+def run_sim(scenario: Scenario) -> Report:
+    """The simulator backend: validate the scenario, run it, return the report as plain data."""
+    from mptcplab import sim
+    from mptcplab.scenario import Scenario as ScenarioModel
+
+    report = sim.run(ScenarioModel.model_validate(scenario))
+    return report.model_dump(mode="json")  # type: ignore[no-any-return]
+
+
+def sim_version() -> str:
+    from mptcplab import _mpsim  # type: ignore[attr-defined]
+
+    return f"mpsim {_mpsim.__version__} (report format {_mpsim.FORMAT_VERSION})"
+
+
+BACKENDS: dict[str, Backend] = {
+    "sim": Backend(
+        "sim", "mptcplab.campaign.backends:run_sim", "mptcplab.campaign.backends:sim_version"
+    ),
+}
+
+
+def register(backend: Backend) -> None:
+    """Add or replace a backend (the emulator registers itself; tests register stand-ins)."""
+    BACKENDS[backend.name] = backend

@@ -1,0 +1,225 @@
+"""From a campaign to its runs: designs, variants, scenarios, seeds and run keys.
+
+- Design ``k`` (of ``designs``) is drawn in [0, 1]^d from the stream ``SeedSequence(seed,
+  spawn_key=(k,))`` and scaled to the quantitative factors' domains (mptcplab.design).
+- Every combination of qualitative levels (a variant) sees the same points, so variants can be
+  compared point by point.
+- A run's seed derives from (campaign seed, design, point, replication) only: variants of one
+  point and replication share their seed — common random numbers for paired comparisons.
+- A run's key is the SHA-256 of its scenario (which holds the seed), the backend's name and the
+  backend's version: the same run is never executed twice, whatever campaign schedules it.
+- With ``reference_runs``, each MPTCP run also gets one single-path TCP run per path (same
+  network, same seed, the MPTCP flow replaced by a TCP flow on that path), whose goodputs are the
+  measured C_i of the aggregation benefit (spec §5.1, §8 item 9).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mptcplab.campaign.spec import Campaign, Target, assign
+from mptcplab.campaign.store import TaskRow
+from mptcplab.design.factors import POINT_INDEX
+from mptcplab.errors import UserError
+
+# Fields a TCP flow does not take (MPTCP-only options of crates/mpsim/src/scenario.rs FlowSpec).
+_MPTCP_ONLY_FIELDS = ("scheduler", "penalization", "opportunistic_retransmit", "join_delay_s")
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    row: TaskRow
+    scenario: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DesignPoints:
+    index: int
+    kind: str
+    factor_names: tuple[str, ...]
+    unit_points: np.ndarray  # (n, d) in [0, 1]^d
+    values: list[dict[str, Any]]  # one dict per point: quantitative factor -> scaled value
+
+
+@dataclass(frozen=True)
+class Plan:
+    designs: tuple[DesignPoints, ...]
+    tasks: tuple[PlannedRun, ...]  # in execution order; a key may appear more than once
+
+    def unique_runs(self) -> dict[str, PlannedRun]:
+        runs: dict[str, PlannedRun] = {}
+        for task in self.tasks:
+            runs.setdefault(task.row.run_key, task)
+        return runs
+
+
+def derive_seed(campaign_seed: int, design: int, point: int, replication: int) -> int:
+    """A run's seed: 63 bits of SHA-256 over its coordinates (fits SQLite and the u64 seed)."""
+    text = f"mptcplab/run-seed/{campaign_seed}/{design}/{point}/{replication}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def run_key(scenario: Mapping[str, Any], backend: str, backend_version: str) -> str:
+    canonical = json.dumps(
+        {"scenario": scenario, "backend": backend, "backend_version": backend_version},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def design_points(campaign: Campaign, design: int) -> DesignPoints:
+    """Points of design ``design``: unit-cube coordinates and their scaled factor values."""
+    from mptcplab.design import generate
+    from mptcplab.design.factors import scale
+
+    factors = campaign.quantitative
+    spec = campaign.spec.design
+    names = tuple(f.name for f in factors)
+    if not factors:
+        # Only qualitative factors: one point, the variants are the whole experiment.
+        return DesignPoints(design, spec.kind, names, np.zeros((1, 0)), [{}])
+    rng = np.random.SeedSequence(campaign.spec.seed, spawn_key=(design,))
+    try:
+        unit = generate(spec.kind, len(factors), spec.points, rng=rng, **spec.options)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"cannot build the design: {exc}", **campaign.where("design")) from None
+    # Integer factors may round two points onto one: keep the first (spec §4.1).
+    frame = scale(unit, factors, dedupe=True)
+    kept = frame.index.to_numpy()
+    values = [{name: _plain(row[name]) for name in names} for _, row in frame.iterrows()]
+    return DesignPoints(design, spec.kind, names, np.asarray(unit)[kept], values)
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars to Python ones (JSON, pydantic strict mode)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def runs_table(
+    campaign: Campaign, design: DesignPoints
+) -> list[tuple[int, dict[str, Any], dict[str, str]]]:
+    """(point, quantitative values, variant levels) for every variant of every point, point by
+    point with all variants together, so an interrupted campaign leaves comparable results."""
+    from mptcplab.design import cross
+
+    names = list(design.factor_names)
+    frame = pd.DataFrame(design.values, columns=names)
+    qualitative = {f.name: list(f.levels) for f in campaign.qualitative}
+    table = cross(frame, qualitative).sort_values(POINT_INDEX, kind="stable")
+    out = []
+    for row in table.to_dict("records"):
+        values = {name: _plain(row[name]) for name in names}
+        levels = {name: str(row[name]) for name in qualitative}
+        out.append((int(row[POINT_INDEX]), values, levels))
+    return out
+
+
+def level_assignments(campaign: Campaign, levels: Mapping[str, str]) -> dict[Target, Any]:
+    """Template assignments made by one variant's levels."""
+    out: dict[Target, Any] = {}
+    for factor in campaign.qualitative:
+        out.update(factor.levels[levels[factor.name]])
+    return out
+
+
+def build_scenario(campaign: Campaign, assignments: Mapping[Target, Any]) -> dict[str, Any]:
+    """The scenario of one design point and variant, as plain JSON data (seed not yet set)."""
+    params = assign(campaign.fixed, assignments)
+    try:
+        scenario = campaign.template(**params)
+    except (TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        shown = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
+        raise UserError(
+            f"template '{campaign.spec.scenario.template}' rejected the parameters ({shown}): "
+            f"{_first_line(exc)}",
+            **campaign.where("scenario"),
+        ) from None
+    data = scenario.model_dump(mode="json") if hasattr(scenario, "model_dump") else scenario
+    return dict(data)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return " ".join(text.splitlines()[:3])
+
+
+def reference_scenarios(scenario: Mapping[str, Any], campaign: Campaign) -> list[dict[str, Any]]:
+    """One single-path TCP scenario per path of the scenario's MPTCP flow."""
+    flows = scenario["flows"]
+    mptcp = [i for i, f in enumerate(flows) if f["protocol"] == "mptcp"]
+    if len(mptcp) != 1 or flows[mptcp[0]].get("count", 1) != 1:
+        raise UserError(
+            "reference_runs needs scenarios with exactly one MPTCP flow (count = 1); "
+            f"template '{campaign.spec.scenario.template}' gives {len(mptcp)}",
+            **campaign.where("reference_runs"),
+        )
+    index = mptcp[0]
+    out = []
+    for path in flows[index]["paths"]:
+        reference = copy.deepcopy(dict(scenario))
+        flow = reference["flows"][index]
+        for field in _MPTCP_ONLY_FIELDS:
+            flow.pop(field, None)
+        flow["protocol"] = "tcp"
+        flow["cc"] = campaign.spec.reference_cc
+        flow["paths"] = [list(path)]
+        out.append(reference)
+    return out
+
+
+def _seeded(scenario: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    out = dict(scenario)
+    out["seed"] = seed
+    return out
+
+
+def _iter_tasks(
+    campaign: Campaign, designs: tuple[DesignPoints, ...], backend: str, version: str
+) -> Iterator[PlannedRun]:
+    spec = campaign.spec
+    for design in designs:
+        for point, values, levels in runs_table(campaign, design):
+            assignments = {campaign.targets[name]: v for name, v in values.items()}
+            assignments.update(level_assignments(campaign, levels))
+            base = build_scenario(campaign, assignments)
+            references = reference_scenarios(base, campaign) if spec.reference_runs else []
+            for replication in range(spec.replications):
+                seed = derive_seed(spec.seed, design.index, point, replication)
+                common = {
+                    "design": design.index,
+                    "point": point,
+                    "variant": levels,
+                    "factors": values,
+                    "replication": replication,
+                    "seed": seed,
+                }
+                ref_runs = []
+                for path, reference in enumerate(references):
+                    scenario = _seeded(reference, seed)
+                    key = run_key(scenario, backend, version)
+                    row = TaskRow(run_key=key, role="reference", path=path, **common)
+                    ref_runs.append(PlannedRun(row, scenario))
+                scenario = _seeded(base, seed)
+                row = TaskRow(
+                    run_key=run_key(scenario, backend, version),
+                    role="main",
+                    reference_keys=[r.row.run_key for r in ref_runs] if ref_runs else None,
+                    **common,
+                )
+                yield PlannedRun(row, scenario)
+                yield from ref_runs
+
+
+def build_plan(campaign: Campaign, *, backend: str, backend_version: str) -> Plan:
+    designs = tuple(design_points(campaign, k) for k in range(campaign.spec.design.designs))
+    tasks = tuple(_iter_tasks(campaign, designs, backend, backend_version))
+    return Plan(designs, tasks)

@@ -1,0 +1,201 @@
+"""Run a campaign: plan it, skip what the store already holds, execute the rest, commit each run.
+
+Re-running a campaign is always safe: finished runs are skipped, failed ones retried. Each
+outcome is committed as soon as it arrives, so an interruption (Ctrl-C, SIGTERM, even kill -9)
+loses only the runs that were executing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import socket
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+import mptcplab
+from mptcplab.campaign.backends import BACKENDS, Backend
+from mptcplab.campaign.executors import Task, make_executor
+from mptcplab.campaign.plan import Plan, build_plan
+from mptcplab.campaign.spec import Campaign
+from mptcplab.campaign.store import Store
+from mptcplab.errors import UserError
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    store: Path
+    planned: int  # distinct runs of the campaign
+    already_done: int
+    completed: int
+    failed: int
+    interrupted: bool = False
+
+
+def git_revision() -> str | None:
+    """The checkout's commit (``+dirty`` when it has changes), or None outside a git checkout."""
+    where = Path(mptcplab.__file__).resolve().parent
+    try:
+        rev = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{rev}+dirty" if dirty else rev
+
+
+def backend_of(campaign: Campaign) -> tuple[Backend, str]:
+    backend = BACKENDS[campaign.spec.backend]
+    try:
+        version = backend.version_string()
+    except ImportError as exc:
+        raise UserError(
+            f"backend '{backend.name}' is not available here ({exc}); build it with `make build`",
+            **campaign.where("backend"),
+        ) from None
+    return backend, version
+
+
+def plan_campaign(campaign: Campaign) -> tuple[Plan, Backend, str]:
+    backend, version = backend_of(campaign)
+    return build_plan(campaign, backend=backend.name, backend_version=version), backend, version
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the campaign like Ctrl-C does (workers stopped, provenance closed)."""
+
+    def handler(_signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _progress(console: Console | None, enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[failed]} failed"),
+        TextColumn("elapsed"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not enabled,
+        transient=False,
+    )
+
+
+def run_campaign(
+    campaign: Campaign,
+    *,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    output: Path | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+) -> RunSummary:
+    """Execute every run of ``campaign`` that its store does not hold yet."""
+    plan, backend, version = plan_campaign(campaign)
+    store_path = output if output is not None else campaign.output
+    with Store(store_path, create=True) as store:
+        store.claim(campaign.name)
+        store.replace_plan(
+            (t.row for t in plan.tasks),
+            ((d.index, d.kind, d.factor_names, d.unit_points.tolist()) for d in plan.designs),
+        )
+        runs = plan.unique_runs()
+        done = store.finished_keys() & runs.keys()
+        todo = [run for key, run in runs.items() if key not in done]
+        summary = RunSummary(store_path, len(runs), len(done), 0, 0)
+        if not todo:
+            return summary
+        runner = make_executor(executor, jobs=jobs, address=address, serial=backend.serial)
+        provenance = store.begin_provenance(
+            mptcplab_version=mptcplab.__version__,
+            git_revision=git_revision(),
+            backend=backend.name,
+            backend_version=version,
+            host=socket.gethostname(),
+            executor=runner.name,
+            jobs=runner.workers,
+            planned_runs=len(runs),
+            campaign_path=str(campaign.path),
+            campaign_text=campaign.text,
+        )
+        by_key = {run.row.run_key: run for run in todo}
+        completed = failed = 0
+        interrupted = False
+        bar = _progress(console, progress)
+        try:
+            with _sigterm_as_interrupt(), bar:
+                bar_task = bar.add_task(
+                    f"{campaign.name} ({runner.workers} {runner.name} workers)",
+                    total=len(todo),
+                    failed=0,
+                )
+                tasks = (Task(r.row.run_key, backend.run, r.scenario) for r in todo)
+                for outcome in runner.run(tasks):
+                    run = by_key[outcome.run_key]
+                    store.record(
+                        run.row,
+                        outcome,
+                        scenario=run.scenario,
+                        backend=backend.name,
+                        backend_version=version,
+                        provenance_id=provenance,
+                    )
+                    completed += outcome.ok
+                    failed += not outcome.ok
+                    bar.update(bar_task, advance=1, failed=failed)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            runner.close()
+            store.end_provenance(provenance)
+        summary = RunSummary(store_path, len(runs), len(done), completed, failed, interrupted)
+    if interrupted:
+        raise CampaignInterrupted(summary)
+    return summary
+
+
+class CampaignInterrupted(KeyboardInterrupt):
+    """The campaign was stopped; ``summary`` tells what was committed before."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary

@@ -1,0 +1,586 @@
+"""Campaign files: the TOML schema, its validation, and where a bad key sits in the file.
+
+A campaign file reads like this (campaigns/quickstart.toml is a complete, commented example)::
+
+    name = "quickstart"            # also the default output folder, results/<name>/
+    seed = 2013                    # every run's seed derives from it
+    replications = 3
+    backend = "sim"
+    metrics = ["aggregation_benefit", "goodput_mbps"]
+    reference_runs = false         # true: also run single-path TCP on each path of each point
+
+    [design]
+    kind = "wsp"                   # wsp | lhs | sobol | factorial | random
+    points = 50
+    designs = 1                    # k > 1: k independent designs, for sensitivity analysis
+
+    [scenario]
+    template = "two_path"          # mptcplab.scenario templates
+    duration_s = 20.0              # every other key is a fixed template parameter
+
+    [factors.capacity1_mbps]       # a quantitative factor: low, high, optional log / kind
+    low = 0.1
+    high = 100.0
+    log = true
+    param = "capacity_mbps[0]"     # the template parameter it sets (element 0 of a list)
+
+    [factors.cc]                   # a qualitative factor: one variant per level
+    levels = ["lia", "olia"]       # each level is the value of `param` (default: the name)
+
+    [factors.buffer.levels]        # levels as tables: each sets several template parameters
+    auto = { rcvbuf = "auto" }
+    fixed = { rcvbuf_bytes = 4194304 }
+
+Mapping of factors to template parameters: ``param = "name"`` sets the template parameter
+``name``; ``param = "name[i]"`` sets element ``i`` of the list parameter ``name`` (the rest of
+the list comes from the fixed parameter of that name, or from other factors). Without ``param``
+the factor's own name is the parameter. Qualitative factors are crossed with the space-filling
+design: every combination of levels (a *variant*) sees the same points.
+
+Validation failures raise :class:`mptcplab.errors.UserError` naming the file, the line, the key
+and the expected form; a misspelt key gets the closest known key as a suggestion.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mptcplab.analysis.metrics import REFERENCE_METRICS, all_metric_names
+from mptcplab.design.factors import Factor
+from mptcplab.errors import UserError
+
+DESIGN_KINDS = ("wsp", "lhs", "sobol", "factorial", "random")
+_PARAM_TARGET = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+Loc = tuple[str | int, ...]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class DesignSpec(_Strict):
+    kind: Literal["wsp", "lhs", "sobol", "factorial", "random"] = "wsp"
+    # Required by every kind but factorial, whose size follows from its levels.
+    points: int | None = Field(default=None, ge=1)
+    designs: int = Field(default=1, ge=1)
+    # Passed to mptcplab.design.generate as keyword arguments (e.g. candidates for wsp).
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class FactorSpec(_Strict):
+    kind: Literal["continuous", "integer", "categorical"] | None = None
+    low: float | None = None
+    high: float | None = None
+    log: bool = False
+    levels: list[str | int | float | bool] | dict[str, dict[str, Any]] | None = None
+    param: str | None = None
+    description: str = ""
+
+
+class ScenarioSpec(BaseModel):
+    # Every key besides `template` is a fixed template parameter, checked against the template.
+    model_config = ConfigDict(extra="allow", strict=True)
+    template: str
+
+
+class CampaignSpec(_Strict):
+    name: str = Field(pattern=_NAME)
+    description: str = ""
+    seed: int = Field(ge=0)
+    backend: str = "sim"
+    replications: int = Field(default=1, ge=1)
+    metrics: list[str] = Field(default_factory=lambda: ["goodput_mbps"], min_length=1)
+    reference_runs: bool = False
+    reference_cc: Literal["reno", "cubic"] = "reno"
+    output: str | None = None
+    design: DesignSpec = Field(default_factory=DesignSpec)
+    scenario: ScenarioSpec
+    factors: dict[str, FactorSpec] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A template parameter, or one element of a list parameter, that a factor sets."""
+
+    param: str
+    index: int | None = None
+
+    def __str__(self) -> str:
+        return self.param if self.index is None else f"{self.param}[{self.index}]"
+
+
+@dataclass(frozen=True)
+class QualitativeFactor:
+    """A qualitative factor: level name -> template assignments made by that level."""
+
+    name: str
+    levels: dict[str, dict[Target, Any]]
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A validated campaign, ready to be planned (see :mod:`mptcplab.campaign.plan`)."""
+
+    spec: CampaignSpec
+    path: Path
+    text: str
+    quantitative: tuple[Factor, ...]
+    targets: dict[str, Target]  # quantitative factor name -> the parameter it sets
+    qualitative: tuple[QualitativeFactor, ...]
+    fixed: dict[str, Any]
+    template: Callable[..., Any] = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def output(self) -> Path:
+        if self.spec.output is not None:
+            return Path(self.spec.output)
+        return Path("results") / self.spec.name / "store.sqlite"
+
+    def where(self, *loc: str | int) -> dict[str, Any]:
+        """File, line and dotted key of ``loc``, ready for :class:`UserError`."""
+        return {"file": str(self.path), "line": _line(self.text, loc), "field": _dotted(loc)}
+
+
+# --- locating keys ------------------------------------------------------------------------------
+
+
+def _dotted(loc: Sequence[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _line(text: str, loc: Sequence[str | int]) -> int | None:
+    """Line of ``loc`` in the file, or of its nearest written parent (a missing key)."""
+    from mptcplab.tomlloc import line_of
+
+    return line_of(text, tuple(loc))
+
+
+def _suggest(word: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else f"; expected one of: {', '.join(known)}"
+
+
+# --- pydantic errors to one message -------------------------------------------------------------
+
+
+def _model_at(loc: Loc) -> type[BaseModel] | None:
+    """The schema model that owns the key at ``loc`` (for listing the keys it accepts)."""
+    model: type[BaseModel] = CampaignSpec
+    i = 0
+    while i < len(loc) - 1:
+        part = loc[i]
+        if model is CampaignSpec and part == "design":
+            model = DesignSpec
+        elif model is CampaignSpec and part == "factors" and i + 1 < len(loc) - 1:
+            model, i = FactorSpec, i + 1
+        elif model is CampaignSpec and part == "scenario":
+            model = ScenarioSpec
+        else:
+            return None
+        i += 1
+    return model
+
+
+_EXPECTED = {
+    "int_type": "an integer",
+    "float_type": "a number",
+    "string_type": "a string (in quotes)",
+    "bool_type": "true or false",
+    "list_type": "a list, [ ... ]",
+    "dict_type": "a table",
+    "model_type": "a table",
+}
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    kind = error["type"]
+    got = error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {got!r}"
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected')}, got {got!r}"
+    if kind in ("greater_than_equal", "greater_than"):
+        op = "≥" if kind == "greater_than_equal" else ">"
+        bound = ctx.get("ge", ctx.get("gt"))
+        return f"expected a value {op} {bound}, got {got!r}"
+    if kind == "string_pattern_mismatch":
+        return (
+            f"expected a name of letters, digits, '_', '-' or '.', starting with a letter or "
+            f"digit, got {got!r}"
+        )
+    if kind == "too_short":
+        return "expected at least one entry"
+    return f"{error['msg']}, got {got!r}"
+
+
+def _data_loc(data: Any, loc: Loc, missing: bool) -> Loc:
+    """``loc`` reduced to the keys the TOML data has: pydantic adds the name of a union's
+    alternative to the location of errors in unions; a missing key is kept as the last part."""
+    out: list[str | int] = []
+    node = data
+    for i, part in enumerate(loc):
+        in_table = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and part < len(node)
+        if in_table or in_list:
+            node = node[part]
+        elif missing and i == len(loc) - 1:
+            pass
+        else:
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _error_from_validation(
+    exc: ValidationError, data: Mapping[str, Any], path: Path, text: str
+) -> UserError:
+    error = exc.errors()[0]
+    loc = _data_loc(data, tuple(error["loc"]), error["type"] == "missing")
+    file = str(path)
+    if error["type"] == "extra_forbidden":
+        key = str(loc[-1])
+        model = _model_at(loc)
+        known = list(model.model_fields) if model is not None else []
+        return UserError(
+            f"unknown key '{key}'" + (_suggest(key, known) if known else ""),
+            file=file,
+            line=_line(text, loc),
+            field=_dotted(loc),
+        )
+    if error["type"] == "missing":
+        return UserError(
+            f"missing key '{loc[-1]}'", file=file, line=_line(text, loc[:-1]), field=_dotted(loc)
+        )
+    message = _describe(error)
+    if loc and loc[-1] == "levels":
+        message = (
+            "expected levels as a list of values, or as a table of tables of template "
+            f"parameters, got {error.get('input')!r}"
+        )
+    return UserError(message, file=file, line=_line(text, loc), field=_dotted(loc))
+
+
+# --- templates ----------------------------------------------------------------------------------
+
+
+def _templates() -> dict[str, Callable[..., Any]]:
+    from mptcplab.scenario import templates
+
+    return dict(templates.TEMPLATES)
+
+
+def template_parameters(template: Callable[..., Any]) -> list[str] | None:
+    """Keyword parameters a template accepts, or None when it takes ``**kwargs``."""
+    params = inspect.signature(template).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return [
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+
+def load(path: str | Path) -> Campaign:
+    """Read and validate a campaign file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"no campaign file at {path}", field="CAMPAIGN") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the campaign file ({exc})", file=str(path)) from None
+    return parse(text, path)
+
+
+def parse(text: str, path: Path) -> Campaign:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise UserError(
+            f"not valid TOML ({exc})",
+            file=str(path),
+            line=int(match.group(1)) if match else None,
+        ) from None
+    try:
+        spec = CampaignSpec.model_validate(data)
+    except ValidationError as exc:
+        raise _error_from_validation(exc, data, path, text) from None
+    return _check(spec, path, text)
+
+
+def _fail(message: str, path: Path, text: str, *loc: str | int) -> UserError:
+    return UserError(message, file=str(path), line=_line(text, loc), field=_dotted(loc))
+
+
+def _parse_target(raw: str, path: Path, text: str, *loc: str | int) -> Target:
+    match = _PARAM_TARGET.match(raw)
+    if match is None:
+        raise _fail(
+            f"expected a template parameter 'name' or 'name[index]', got {raw!r}",
+            path,
+            text,
+            *loc,
+        )
+    index = match.group(2)
+    return Target(match.group(1), None if index is None else int(index))
+
+
+def _check(spec: CampaignSpec, path: Path, text: str) -> Campaign:
+    from mptcplab.campaign.backends import BACKENDS
+
+    if spec.backend not in BACKENDS:
+        raise _fail(
+            f"unknown backend '{spec.backend}'" + _suggest(spec.backend, list(BACKENDS)),
+            path,
+            text,
+            "backend",
+        )
+
+    known_metrics = all_metric_names()
+    for i, name in enumerate(spec.metrics):
+        if name not in known_metrics:
+            raise _fail(
+                f"unknown metric '{name}'" + _suggest(name, known_metrics),
+                path,
+                text,
+                "metrics",
+                i,
+            )
+        if name in REFERENCE_METRICS and not spec.reference_runs:
+            raise _fail(
+                f"metric '{name}' compares with single-path TCP runs: set reference_runs = true",
+                path,
+                text,
+                "metrics",
+                i,
+            )
+
+    templates = _templates()
+    template_name = spec.scenario.template
+    if template_name not in templates:
+        raise _fail(
+            f"unknown template '{template_name}'" + _suggest(template_name, sorted(templates)),
+            path,
+            text,
+            "scenario",
+            "template",
+        )
+    template = templates[template_name]
+    accepted = template_parameters(template)
+    fixed = dict(spec.scenario.model_extra or {})
+
+    def check_param(param: str, *loc: str | int) -> None:
+        if accepted is not None and param not in accepted:
+            raise _fail(
+                f"template '{template_name}' has no parameter '{param}'"
+                + _suggest(param, accepted),
+                path,
+                text,
+                *loc,
+            )
+
+    for key in fixed:
+        check_param(key, "scenario", key)
+
+    quantitative: list[Factor] = []
+    targets: dict[str, Target] = {}
+    qualitative: list[QualitativeFactor] = []
+    owners: dict[Target, str] = {}
+
+    def claim(target: Target, owner: str, *loc: str | int) -> None:
+        check_param(target.param, *loc)
+        previous = owners.get(target)
+        if previous is not None and previous != owner:
+            raise _fail(f"{target} is already set by factor '{previous}'", path, text, *loc)
+        owners[target] = owner
+        if target.index is None and target.param in fixed:
+            raise _fail(
+                f"{target} is both a fixed parameter in [scenario] and set by factor '{owner}'; "
+                "remove one",
+                path,
+                text,
+                *loc,
+            )
+        if target.index is not None and target.param in fixed:
+            base = fixed[target.param]
+            if not isinstance(base, list):
+                raise _fail(
+                    f"{target} indexes '{target.param}', but [scenario] gives it a "
+                    f"{type(base).__name__}, not a list",
+                    path,
+                    text,
+                    *loc,
+                )
+
+    for name, fs in spec.factors.items():
+        loc = ("factors", name)
+        if not re.match(_NAME, name):
+            raise _fail(
+                f"factor name {name!r}: expected letters, digits, '_', '-'", path, text, *loc
+            )
+        kind = fs.kind or ("categorical" if fs.levels is not None else "continuous")
+        if kind == "categorical":
+            qualitative.append(_qualitative(name, fs, claim, path, text))
+            continue
+        for key in ("low", "high"):
+            if getattr(fs, key) is None:
+                raise _fail(
+                    f"missing key '{key}': a {kind} factor needs low and high "
+                    "(or levels for a qualitative factor)",
+                    path,
+                    text,
+                    *loc,
+                )
+        if fs.levels is not None:
+            raise _fail(
+                f"'levels' is only for categorical factors (kind = {kind!r})",
+                path,
+                text,
+                *loc,
+                "levels",
+            )
+        assert fs.low is not None and fs.high is not None
+        if fs.low > fs.high:
+            raise _fail(
+                f"domain low > high ({fs.low} > {fs.high}); expected low < high",
+                path,
+                text,
+                *loc,
+                "low",
+            )
+        try:
+            factor = Factor(name=name, kind=kind, low=fs.low, high=fs.high, log=fs.log)
+        except ValueError as exc:
+            raise _fail(str(exc), path, text, *loc) from None
+        target = _parse_target(fs.param or name, path, text, *loc, "param")
+        claim(target, name, *((*loc, "param") if fs.param else loc))
+        quantitative.append(factor)
+        targets[name] = target
+
+    _check_lists_complete(fixed, owners, path, text)
+    return Campaign(
+        spec=spec,
+        path=path,
+        text=text,
+        quantitative=tuple(quantitative),
+        targets=targets,
+        qualitative=tuple(qualitative),
+        fixed=fixed,
+        template=template,
+    )
+
+
+def _qualitative(
+    name: str,
+    fs: FactorSpec,
+    claim: Callable[..., None],
+    path: Path,
+    text: str,
+) -> QualitativeFactor:
+    loc = ("factors", name)
+    for key in ("low", "high"):
+        if getattr(fs, key) is not None:
+            raise _fail(
+                f"'{key}' is only for quantitative factors; a categorical factor takes levels",
+                path,
+                text,
+                *loc,
+                key,
+            )
+    if not fs.levels:
+        raise _fail("expected 'levels', a non-empty list or table", path, text, *loc, "levels")
+    levels: dict[str, dict[Target, Any]] = {}
+    if isinstance(fs.levels, list):
+        target = _parse_target(fs.param or name, path, text, *loc, "param")
+        claim(target, name, *loc, "param" if fs.param else "levels")
+        for value in fs.levels:
+            label = str(value).lower() if isinstance(value, bool) else str(value)
+            if label in levels:
+                raise _fail(f"level {value!r} is listed twice", path, text, *loc, "levels")
+            levels[label] = {target: value}
+    else:
+        if fs.param is not None:
+            raise _fail(
+                "levels given as tables name their parameters themselves; remove 'param'",
+                path,
+                text,
+                *loc,
+                "param",
+            )
+        for label, assignments in fs.levels.items():
+            if not assignments:
+                raise _fail(
+                    "expected at least one parameter in this level",
+                    path,
+                    text,
+                    *loc,
+                    "levels",
+                    label,
+                )
+            level: dict[Target, Any] = {}
+            for key, value in assignments.items():
+                target = _parse_target(key, path, text, *loc, "levels", label, key)
+                claim(target, name, *loc, "levels", label, key)
+                level[target] = value
+            levels[label] = level
+    return QualitativeFactor(name, levels)
+
+
+def _check_lists_complete(
+    fixed: Mapping[str, Any], owners: Mapping[Target, str], path: Path, text: str
+) -> None:
+    """Every element of a list parameter that factors index must be given somewhere."""
+    indexed: dict[str, set[int]] = {}
+    for target in owners:
+        if target.index is not None:
+            indexed.setdefault(target.param, set()).add(target.index)
+    for param, indices in indexed.items():
+        base_len = len(fixed[param]) if param in fixed else 0
+        missing = [i for i in range(max(indices) + 1) if i >= base_len and i not in indices]
+        if missing:
+            owner = owners[next(t for t in owners if t.param == param and t.index is not None)]
+            raise _fail(
+                f"{param}[{missing[0]}] is not set: give '{param}' as a list in [scenario] or map "
+                f"a factor to {param}[{missing[0]}]",
+                path,
+                text,
+                "factors",
+                owner,
+            )
+
+
+def assign(fixed: Mapping[str, Any], assignments: Mapping[Target, Any]) -> dict[str, Any]:
+    """Template keyword arguments: the fixed parameters with the factors' values written in."""
+    params = {k: (list(v) if isinstance(v, list) else v) for k, v in fixed.items()}
+    for target, value in assignments.items():
+        if target.index is None:
+            params[target.param] = value
+            continue
+        values = params.setdefault(target.param, [])
+        values.extend([None] * (target.index + 1 - len(values)))
+        values[target.index] = value
+    return params

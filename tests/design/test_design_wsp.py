@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial.distance import cdist, pdist
 
 from mptcplab.design import wsp, wsp_design, wsp_search, wsp_select
@@ -163,3 +165,26 @@ def test_bad_arguments_are_clear_value_errors(kwargs: dict, message: str) -> Non
     kwargs.setdefault("rng", 0)
     with pytest.raises(ValueError, match=message):
         wsp(**kwargs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    d=st.integers(1, 5),
+    size=st.integers(2, 120),
+    fraction=st.floats(0.0, 1.1),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_packing_property_for_arbitrary_candidate_sets(
+    d: int, size: int, fraction: float, seed: int
+) -> None:
+    gen = np.random.default_rng(seed)
+    # Coarse coordinates make ties and coincident candidates likely.
+    cand = np.round(gen.random((size, d)) * 8) / 8
+    dmin = fraction * np.sqrt(d)
+    start = int(gen.integers(size))
+    selected = wsp_select(cand, dmin, seed_index=start)
+    assert selected[0] == start
+    if dmin > 0:
+        _packing_holds(cand, selected, dmin, "euclidean")
+    else:
+        assert selected.size == size

@@ -1,0 +1,185 @@
+"""``mptcplab sim FILE``: run one scenario on the simulator and print what it measured."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mptcplab.errors import UserError
+from mptcplab.results import FlowReport, Report
+
+TRACE_KINDS = ("cwnd", "rwnd", "queue", "blocks")
+
+
+def _parse_trace(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [t.strip() for t in value.split(",") if t.strip()]
+    for name in names:
+        if name not in TRACE_KINDS:
+            raise UserError(
+                f"unknown trace {name!r}; expected a comma-separated list of "
+                f"{', '.join(TRACE_KINDS)}",
+                field="--trace",
+            )
+    return names
+
+
+def _fmt(value: float, digits: int = 2) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def _latency(flow: FlowReport) -> str:
+    if flow.block_latency is None or flow.block_latency.count == 0:
+        return ""
+    return f"{_fmt(flow.block_latency.p50_ms, 1)} / {_fmt(flow.block_latency.p99_ms, 1)}"
+
+
+def flows_table(report: Report) -> Table:
+    """Per flow, then its subflows indented below it."""
+    app_kinds = {f.id: f.app.kind for f in report.scenario.flows}
+
+    def kind_of(flow_id: str) -> str:
+        return app_kinds.get(flow_id.split("#", 1)[0], "bulk")
+
+    blocks = any(kind_of(f.id) == "blocks" for f in report.flows)
+    sized = any(kind_of(f.id) == "size" for f in report.flows)
+    table = Table(title="flows", title_justify="left", show_edge=False, pad_edge=False)
+    for name in ("flow / subflow", "protocol", "cc"):
+        table.add_column(name)
+    for name in (
+        "goodput Mbit/s",
+        "delivered MB",
+        "retx",
+        "reinj",
+        "rwnd-lim s",
+        "srtt ms",
+        "max cwnd KB",
+    ):
+        table.add_column(name, justify="right")
+    if blocks:
+        table.add_column("latency p50/p99 ms", justify="right")
+    if sized:
+        table.add_column("completion s", justify="right")
+    for flow in report.flows:
+        row = [
+            flow.id,
+            flow.protocol,
+            flow.cc,
+            _fmt(flow.goodput_mbps, 3),
+            _fmt(flow.bytes_delivered / 1e6, 2),
+            str(flow.retransmits),
+            str(flow.reinjections),
+            _fmt(flow.rwnd_limited_s, 2),
+            "",
+            "",
+        ]
+        if blocks:
+            row.append(_latency(flow))
+        if sized:
+            done = flow.completion_s
+            unfinished = "unfinished" if kind_of(flow.id) == "size" else ""
+            row.append(_fmt(done, 3) if done is not None else unfinished)
+        table.add_row(*row, style="bold")
+        for sub in flow.subflows:
+            sub_row = [
+                f"  {sub.index}: {' > '.join(sub.path)}",
+                "",
+                "",
+                _fmt(sub.goodput_mbps, 3),
+                _fmt(sub.bytes_delivered / 1e6, 2),
+                str(sub.retransmits),
+                "",
+                "",
+                _fmt(sub.mean_srtt_ms, 1),
+                _fmt(sub.max_cwnd_bytes / 1e3, 1),
+            ]
+            sub_row += [""] * (int(blocks) + int(sized))
+            table.add_row(*sub_row)
+    return table
+
+
+def links_table(report: Report) -> Table:
+    table = Table(title="links", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("link")
+    for name in ("utilization %", "drops", "loss rate %", "mean queue pkts", "max queue pkts"):
+        table.add_column(name, justify="right")
+    for link in report.links:
+        table.add_row(
+            link.id,
+            _fmt(100.0 * link.utilization, 1),
+            str(link.drops),
+            _fmt(100.0 * link.loss_rate, 3),
+            _fmt(link.mean_queue_packets, 1),
+            str(link.max_queue_packets),
+        )
+    return table
+
+
+def footer(report: Report) -> str:
+    parts = [f"{report.events:,} events", f"measured {report.measured_s:g} s"]
+    if report.wall_s is not None:
+        parts.append(f"wall {report.wall_s:.3f} s")
+        if report.wall_s > 0:
+            parts.append(f"{report.events / report.wall_s:,.0f} events/s")
+    parts.append(f"seed {report.seed}")
+    return " · ".join(parts)
+
+
+def print_report(report: Report, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(flows_table(report))
+    console.print()
+    console.print(links_table(report))
+    console.print()
+    console.print(footer(report), style="dim")
+
+
+def sim_command(
+    file: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON instead of tables.")
+    ] = False,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option("--duration", help="Replace the scenario's duration_s (seconds)."),
+    ] = None,
+    trace: Annotated[
+        str | None,
+        typer.Option("--trace", help="Record traces: comma-separated cwnd,rwnd,queue,blocks."),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
+    ] = None,
+) -> None:
+    """Run a scenario on the packet-level simulator."""
+    from mptcplab import sim
+
+    traces = _parse_trace(trace)
+    try:
+        report = sim.run(file, seed=seed, duration_s=duration, trace=traces)
+    except sim.SimulatorUnavailable as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1) from None
+    text = report.to_json(indent=2)
+    if output is not None:
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write the report: {exc.strerror}", file=str(output)) from None
+    if json_out:
+        sys.stdout.write(text + "\n")
+    else:
+        print_report(report)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("sim")(sim_command)

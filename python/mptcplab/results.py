@@ -1,0 +1,214 @@
+"""The report of a run: pydantic mirrors of mpsim's report types (crates/mpsim/src/report.rs).
+
+The simulator writes these through the binding (plus ``wall_s``, the only non-deterministic
+field); the emulator writes the same shape and may add blocks of its own (``fidelity``,
+``backend``), which are kept as extra fields. ``format_version`` changes whenever a field
+changes meaning: a report newer than this code understands is refused with a clear message
+(STYLE.md, Flent).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import Scenario
+
+__all__ = [
+    "FORMAT_VERSION",
+    "BlockSeries",
+    "FlowReport",
+    "LatencySummary",
+    "LinkReport",
+    "NamedSeries",
+    "Report",
+    "SubflowReport",
+    "Traces",
+]
+
+#: The newest report format this code reads (``report::FORMAT_VERSION`` in mpsim).
+FORMAT_VERSION = 1
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+
+
+class LatencySummary(_Part):
+    """Latency distribution of the completed blocks of a ``blocks`` application, ms."""
+
+    count: int
+    mean_ms: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    max_ms: float
+
+
+class SubflowReport(_Part):
+    index: int
+    path: list[str]
+    goodput_mbps: float
+    """Payload delivered in order at subflow level over the measurement window, Mbit/s
+    (includes copies the connection level later discarded)."""
+    bytes_delivered: int
+    packets_sent: int
+    retransmits: int
+    fast_retransmits: int
+    timeouts: int
+    mean_srtt_ms: float
+    """Mean smoothed RTT over the run, ms (0 if never sampled)."""
+    max_cwnd_bytes: float
+    time_to_max_cwnd_s: float
+    """Seconds from the subflow's start until its cwnd first reached ``max_cwnd_bytes``."""
+
+
+class FlowReport(_Part):
+    id: str
+    """``id``, or ``id#k`` for the k-th of ``count`` identical flows."""
+    protocol: str
+    cc: str
+    goodput_mbps: float
+    """Application goodput over the measurement window, Mbit/s."""
+    bytes_delivered: int
+    """Bytes read by the receiving application over the whole run."""
+    retransmits: int
+    """Segments retransmitted on their own subflow."""
+    reinjections: int
+    """Segments re-sent on another subflow."""
+    penalizations: int
+    rwnd_limited_s: float
+    """Seconds with data and congestion window but a closed receive window."""
+    peak_rcvbuf_bytes: int
+    final_rcvbuf_bytes: int
+    completion_s: float | None = None
+    """``size`` applications: seconds from start to the last byte read; None if unfinished."""
+    block_latency: LatencySummary | None = None
+    """``blocks`` applications: latency of the completed blocks."""
+    subflows: list[SubflowReport]
+
+
+class LinkReport(_Part):
+    id: str
+    utilization: float
+    """Fraction of the measurement window the forward direction was transmitting."""
+    packets: int
+    bytes: int
+    drops: int
+    """All drops: queue overflow, RED and random loss."""
+    queue_drops: int
+    red_drops: int
+    random_drops: int
+    loss_rate: float
+    """drops / packets offered to the link."""
+    mean_queue_packets: float
+    max_queue_packets: int
+
+
+class NamedSeries(_Part):
+    name: str
+    values: list[float]
+
+
+class BlockSeries(_Part):
+    flow: str
+    done_s: list[float]
+    latency_ms: list[float]
+
+
+class Traces(_Part):
+    """Time series sampled every ``trace_interval_ms`` (block latencies: one value per block)."""
+
+    time_s: list[float] = []
+    cwnd: list[NamedSeries] = []
+    """Per ``flow/subflow``, bytes."""
+    rwnd: list[NamedSeries] = []
+    """Advertised receive window per flow, bytes."""
+    queue: list[NamedSeries] = []
+    """Queue length per link, packets."""
+    blocks: list[BlockSeries] = []
+
+
+class Report(_Part):
+    """Everything a run produced, with the scenario and seed that produced it."""
+
+    format_version: int
+    mpsim_version: str
+    scenario: Scenario
+    seed: int
+    measured_s: float
+    """Seconds over which rates were measured (duration − warm-up)."""
+    events: int
+    """Events processed by the engine."""
+    packets_delivered: int
+    flows: list[FlowReport]
+    links: list[LinkReport]
+    traces: Traces | None = None
+    wall_s: float | None = None
+    """Wall-clock seconds the run took (added by the binding, not deterministic)."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """Read a report; a newer ``format_version`` than :data:`FORMAT_VERSION` is refused."""
+        version = data.get("format_version") if isinstance(data, dict) else None
+        if isinstance(version, int) and version > FORMAT_VERSION:
+            raise UserError(
+                f"report format {version} is newer than this mptcplab reads "
+                f"({FORMAT_VERSION}); upgrade mptcplab",
+                field="format_version",
+            )
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UserError(f"not a report: {first['msg']}", field=where or None) from None
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"not a report: invalid JSON ({exc.msg})", line=exc.lineno) from None
+        return cls.from_dict(data)
+
+    def flow(self, flow_id: str) -> FlowReport:
+        """The flow called ``flow_id`` (``id#k`` for one of ``count`` identical flows)."""
+        for f in self.flows:
+            if f.id == flow_id:
+                return f
+        known = ", ".join(f.id for f in self.flows)
+        raise KeyError(f"no flow '{flow_id}' in this report; flows are: {known}")
+
+    def group(self, flow_id: str) -> list[FlowReport]:
+        """All flows of the scenario entry ``flow_id``: itself, or ``flow_id#0`` … when it had
+        ``count`` > 1."""
+        out = [f for f in self.flows if f.id == flow_id or f.id.startswith(f"{flow_id}#")]
+        if not out:
+            known = ", ".join(f.id for f in self.flows)
+            raise KeyError(f"no flow '{flow_id}' in this report; flows are: {known}")
+        return out
+
+    def link(self, link_id: str) -> LinkReport:
+        """The link called ``link_id``."""
+        for link in self.links:
+            if link.id == link_id:
+                return link
+        known = ", ".join(x.id for x in self.links)
+        raise KeyError(f"no link '{link_id}' in this report; links are: {known}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data in the simulator's layout (absent traces left out, as mpsim does)."""
+        data = self.model_dump(mode="json")
+        if data.get("traces") is None:
+            data.pop("traces", None)
+        if data.get("wall_s") is None:
+            data.pop("wall_s", None)
+        data["scenario"] = self.scenario.to_dict()
+        return data
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)

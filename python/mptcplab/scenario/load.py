@@ -1,0 +1,154 @@
+"""Reading scenario documents (TOML or JSON) into :class:`Scenario`, with errors that name the file,
+the line, the field and what was expected — as a :class:`UserError`, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import Issue, Scenario, issues
+from mptcplab.tomlloc import json_line_of, line_of
+
+__all__ = [
+    "document_error",
+    "load_document",
+    "load_scenario",
+    "parse_document",
+    "scenario_from_data",
+    "validation_error",
+]
+
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+def _syntax(path: str | os.PathLike[str]) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".toml":
+        return "toml"
+    if suffix == ".json":
+        return "json"
+    raise UserError(
+        f"expected a .toml or .json file, got '{suffix or 'no extension'}'", file=str(path)
+    )
+
+
+def parse_document(text: str, *, syntax: str, file: str | None = None) -> dict[str, Any]:
+    """Parse TOML or JSON text into plain data; syntax errors become :class:`UserError` with the
+    line (and column) where the parser stopped."""
+    if syntax == "toml":
+        try:
+            data: Any = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            msg = str(exc)
+            line: int | None = None
+            m = _TOML_POSITION.search(msg)
+            if m:
+                line = int(m.group(1))
+                msg = f"{msg[: m.start()]} (column {m.group(2)})"
+            elif _TOML_END.search(msg):
+                line = text.count("\n") + 1
+                msg = _TOML_END.sub(" (at end of document)", msg)
+            raise UserError(f"invalid TOML: {msg}", file=file, line=line) from None
+    elif syntax == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(
+                f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
+            ) from None
+        except RecursionError:
+            raise UserError("invalid JSON: nested too deeply", file=file) from None
+    else:
+        raise ValueError(f"unknown syntax {syntax!r}")
+    if not isinstance(data, dict):
+        raise UserError("expected a table of scenario fields at the top level", file=file, line=1)
+    return data
+
+
+def load_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str, str]:
+    """Read and parse a TOML/JSON file: ``(data, text, syntax)``."""
+    syntax = _syntax(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError("no such file", file=str(path)) from None
+    except IsADirectoryError:
+        raise UserError("expected a file, got a directory", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"not UTF-8 text ({exc.reason})", file=str(path)) from None
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    return parse_document(text, syntax=syntax, file=str(path)), text, syntax
+
+
+def document_error(
+    issue: Issue,
+    *,
+    file: str | None = None,
+    text: str | None = None,
+    syntax: str = "toml",
+    more: int = 0,
+    prefix: tuple[str | int, ...] = (),
+) -> UserError:
+    """A :class:`UserError` for ``issue``; with the document ``text`` it gets a line number.
+
+    ``prefix`` is where the scenario sits inside a larger document (a campaign file, say).
+    """
+    loc = (*prefix, *issue.loc)
+    line = None
+    if text is not None:
+        line = line_of(text, loc) if syntax == "toml" else json_line_of(text, loc)
+    message = issue.message
+    if more:
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    field = Issue(loc, "").field or None
+    return UserError(message, file=file, line=line, field=field)
+
+
+def validation_error(
+    exc: ValidationError,
+    *,
+    file: str | None = None,
+    text: str | None = None,
+    syntax: str = "toml",
+    root: type[BaseModel] = Scenario,
+    prefix: tuple[str | int, ...] = (),
+) -> UserError:
+    """The first problem of a pydantic error as a :class:`UserError` (with a count of the rest)."""
+    found = issues(exc, root)
+    return document_error(
+        found[0], file=file, text=text, syntax=syntax, more=len(found) - 1, prefix=prefix
+    )
+
+
+def scenario_from_data(
+    data: Any,
+    *,
+    file: str | None = None,
+    text: str | None = None,
+    syntax: str = "toml",
+) -> Scenario:
+    """Validate plain data as a scenario; problems become :class:`UserError`."""
+    if not isinstance(data, dict):
+        raise UserError("expected a table of scenario fields", file=file)
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, file=file, text=text, syntax=syntax) from None
+
+
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
+    """Load a ``.toml`` or ``.json`` scenario file.
+
+    Raises :class:`UserError` naming the file, the line, the field and what was expected.
+    """
+    data, text, syntax = load_document(path)
+    return scenario_from_data(data, file=str(path), text=text, syntax=syntax)

@@ -1,0 +1,690 @@
+"""The scenario model: pydantic mirrors of mpsim's serde types (crates/mpsim/src/scenario.rs).
+
+A scenario is described once and run on any backend (DESIGN.md "Scenario"). The Rust types are
+the reference: every field here has the same name, type, default and unit, unknown fields are
+refused (``deny_unknown_fields`` ↔ ``extra="forbid"``), the queue and application are unions
+tagged by ``kind``, and numbers are as strict as serde (an integer field refuses ``4.0``, a number
+field refuses ``"8"``). ``Scenario::validate`` is mirrored check for check, with the same field
+paths and messages, so a scenario accepted here is accepted by the simulator and problems are
+reported with the line they come from before any Rust code runs.
+
+Errors raised by these models are :class:`pydantic.ValidationError`; :func:`issues` turns one into
+a list of :class:`Issue` (document location, dotted field, message saying what was expected).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import types
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "DEFAULT_BUFFER_CAP_BYTES",
+    "HEADER_BYTES",
+    "MSS_BYTES",
+    "AppSpec",
+    "BlocksApp",
+    "BufferMode",
+    "BulkApp",
+    "CcKind",
+    "CountMode",
+    "DropTailQueue",
+    "FlowSpec",
+    "Issue",
+    "LinkSpec",
+    "Penalization",
+    "Protocol",
+    "QueueSpec",
+    "RedQueue",
+    "RtoPolicy",
+    "Scenario",
+    "SchedulerKind",
+    "SizeApp",
+    "TcpOptions",
+    "TraceKind",
+    "dotted",
+    "issues",
+]
+
+#: Payload of a full segment and per-packet header overhead (IP 20 + TCP 20 + timestamps 12),
+#: as in scenario.rs: a full segment is a 1500-byte packet.
+MSS_BYTES = 1448
+HEADER_BYTES = 52
+#: Default cap of auto-tuned buffers (4 MiB; CoNEXT 2013 used 4 MB).
+DEFAULT_BUFFER_CAP_BYTES = 4 * 1024 * 1024
+
+_U64_MAX = 2**64 - 1
+_U32_MAX = 2**32 - 1
+
+U64 = Annotated[int, Field(ge=0, le=_U64_MAX)]
+U32 = Annotated[int, Field(ge=0, le=_U32_MAX)]
+
+Protocol = Literal["tcp", "mptcp"]
+CcKind = Literal["reno", "cubic", "lia", "olia", "balia"]
+SchedulerKind = Literal["minrtt", "roundrobin", "redundant", "linger"]
+Penalization = Literal["off", "nsdi12", "conext13"]
+BufferMode = Literal["auto", "fixed"]
+RtoPolicy = Literal["linux", "rfc6298"]
+CountMode = Literal["per_ack", "per_segment"]
+TraceKind = Literal["cwnd", "rwnd", "queue", "blocks"]
+
+# serde accepts only JSON arrays for Vec; tuples are accepted here for convenience (a tuple
+# serialises as an array, so the simulator sees the same thing).
+Path = Annotated[list[str], Strict(False)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        use_attribute_docstrings=True,
+        validate_default=False,
+    )
+
+
+def _invalid(field: str, message: str) -> PydanticCustomError:
+    """A failed check; ``field`` is relative to the model that raises it ("" for the model)."""
+    return PydanticCustomError(
+        "scenario_invalid", "{message}", {"field": field, "message": message}
+    )
+
+
+def _num(v: float) -> str:
+    """Format a number as Rust's ``{}`` does for f64 (``8`` for 8.0, ``0.5``, ``inf``, ``NaN``)."""
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if float(v).is_integer() and abs(v) < 1e16:
+        return str(int(v))
+    return repr(float(v))
+
+
+def _finite_at_least(v: float, minimum: float, field: str, what: str) -> None:
+    if not math.isfinite(v) or v < minimum:
+        raise _invalid(field, f"expected {what}, got {_num(v)}")
+
+
+def _positive(v: float, field: str, what: str) -> None:
+    if not math.isfinite(v) or v <= 0.0:
+        raise _invalid(field, f"expected {what} > 0, got {_num(v)}")
+
+
+# ---- queues -------------------------------------------------------------------------------
+
+
+class DropTailQueue(_Model):
+    """Tail drop; exactly one of ``packets``, ``bytes`` or ``ms``."""
+
+    kind: Literal["droptail"] = "droptail"
+    packets: U64 | None = None
+    """Capacity in packets."""
+    bytes: U64 | None = None
+    """Capacity in bytes."""
+    ms: float | None = None
+    """Capacity in milliseconds of the link rate (bytes = rate × ms)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> DropTailQueue:
+        given = sum(x is not None for x in (self.packets, self.bytes, self.ms))
+        if given != 1:
+            raise _invalid("", "a droptail queue takes exactly one of packets, bytes or ms")
+        if self.ms is not None:
+            _finite_at_least(self.ms, 0.0, "ms", "milliseconds ≥ 0")
+        return self
+
+
+class RedQueue(_Model):
+    """Floyd–Jacobson RED, gentle form by default (spec §5.4). Thresholds in packets."""
+
+    kind: Literal["red"] = "red"
+    min_packets: float
+    """Average queue (packets) below which nothing is dropped."""
+    max_packets: float
+    """Average queue (packets) at which the drop probability reaches ``max_p``."""
+    max_p: float
+    """Drop probability at ``max_packets``, in (0, 1]."""
+    weight: float = 0.002
+    """EWMA weight of the average queue, in (0, 1]. Default 0.002."""
+    limit_packets: U64
+    """Physical buffer, packets."""
+    gentle: bool = True
+    """Probability rises from ``max_p`` to 1 between ``max_packets`` and twice it. Default true."""
+    instantaneous: bool = False
+    """Use the instantaneous queue instead of the EWMA average. Default false."""
+
+    @model_validator(mode="after")
+    def _check(self) -> RedQueue:
+        _finite_at_least(self.min_packets, 0.0, "min_packets", "packets ≥ 0")
+        if not (math.isfinite(self.max_packets) and self.max_packets > self.min_packets):
+            raise _invalid(
+                "max_packets",
+                f"expected a threshold above min_packets ({_num(self.min_packets)}), "
+                f"got {_num(self.max_packets)}",
+            )
+        if not (0.0 < self.max_p <= 1.0):
+            raise _invalid("max_p", f"expected a probability in (0, 1], got {_num(self.max_p)}")
+        if not (0.0 < self.weight <= 1.0):
+            raise _invalid("weight", f"expected an EWMA weight in (0, 1], got {_num(self.weight)}")
+        if self.limit_packets == 0:
+            raise _invalid("limit_packets", "expected ≥ 1 packet")
+        return self
+
+
+QueueSpec = Annotated[DropTailQueue | RedQueue, Field(discriminator="kind")]
+
+# ---- applications -------------------------------------------------------------------------
+
+
+class BulkApp(_Model):
+    """Always has data to send."""
+
+    kind: Literal["bulk"] = "bulk"
+
+
+class BlocksApp(_Model):
+    """Writes blocks of ``block_bytes`` back to back; each block's latency runs from its write to
+    its complete read at the receiver."""
+
+    kind: Literal["blocks"] = "blocks"
+    block_bytes: U64 = 8192
+    """Block size, bytes. Default 8192."""
+
+    @model_validator(mode="after")
+    def _check(self) -> BlocksApp:
+        if self.block_bytes == 0:
+            raise _invalid("block_bytes", "expected a block size ≥ 1 byte")
+        return self
+
+
+class SizeApp(_Model):
+    """A finite transfer of ``bytes``; records the completion time."""
+
+    kind: Literal["size"] = "size"
+    bytes: U64
+    """Transfer size, bytes."""
+
+    @model_validator(mode="after")
+    def _check(self) -> SizeApp:
+        if self.bytes == 0:
+            raise _invalid("bytes", "expected a transfer size ≥ 1 byte")
+        return self
+
+
+AppSpec = Annotated[BulkApp | BlocksApp | SizeApp, Field(discriminator="kind")]
+
+# ---- transport options --------------------------------------------------------------------
+
+
+class TcpOptions(_Model):
+    """Transport details; defaults follow Linux."""
+
+    initial_window: U32 = 10
+    """Initial window, segments (RFC 6928). Default 10."""
+    delayed_ack: bool = False
+    """Delayed ACKs: ACK every second full segment or after 40 ms (Linux). Default false."""
+    rto_policy: RtoPolicy = "linux"
+    """``linux``: RTO = SRTT + max(200 ms, 4·RTTVAR); ``rfc6298``: 1 s floor. Default linux."""
+    abc_limit: U32 = 2
+    """Appropriate byte counting limit L in slow start (RFC 3465). Default 2."""
+    count_mode: CountMode = "per_ack"
+    """Coupled-CC increment counting (spec §2.8 a): ``per_ack`` or ``per_segment``."""
+    recovery_uses_ssthresh: bool = True
+    """Coupled aggregates use ssthresh for subflows in fast recovery (spec §2.8 c). Default true."""
+    min_ssthresh_segments: U32 = 2
+    """Minimum ssthresh after a loss, segments (spec §2.8 e). Default 2."""
+    cwnd_limited_gate: bool = True
+    """Grow cwnd only while the subflow is cwnd-limited (spec §2.8 f). Default true."""
+    oretx_rtt_factor: float = 4.0
+    """Opportunistic retransmission fires when factor·srtt_S < srtt_T (spec §3.6). Default 4."""
+    oretx_small_cwnd: U32 = 4
+    """... or when the head-of-line subflow's cwnd ≤ this many segments; 0 = unconditional.
+    Default 4."""
+
+    @model_validator(mode="after")
+    def _check(self) -> TcpOptions:
+        if self.initial_window == 0:
+            raise _invalid("initial_window", "expected ≥ 1 segment")
+        if self.abc_limit == 0:
+            raise _invalid("abc_limit", "expected ≥ 1")
+        if self.min_ssthresh_segments == 0:
+            raise _invalid("min_ssthresh_segments", "expected ≥ 1")
+        _positive(self.oretx_rtt_factor, "oretx_rtt_factor", "a factor")
+        return self
+
+
+# ---- links and flows ----------------------------------------------------------------------
+
+
+class LinkSpec(_Model):
+    """One link: a forward direction with a queue, and a reverse direction that carries ACKs with
+    the same propagation delay and no queueing unless ``reverse_capacity_mbps`` is given."""
+
+    id: str
+    """Name used in flow paths; unique, non-empty."""
+    capacity_mbps: float
+    """Forward rate, Mbit/s (> 0)."""
+    delay_ms: float
+    """One-way propagation delay, milliseconds (≥ 0)."""
+    queue: QueueSpec | None = None
+    """Forward queue. Default: drop-tail of one bandwidth-delay product of this link
+    (capacity × 2 × delay), at least 10 packets."""
+    loss: float = 0.0
+    """Bernoulli loss probability applied to each packet entering the link, in [0, 1).
+    Default 0."""
+    jitter_ms: float = 0.0
+    """Maximum extra delay, milliseconds, drawn uniformly per packet; never reorders packets.
+    Default 0."""
+    reverse_capacity_mbps: float | None = None
+    """Capacity of the reverse (ACK) direction, Mbit/s. Default: unlimited, no queueing."""
+    reverse_queue: QueueSpec | None = None
+    """Queue of the reverse direction when it has a capacity. Default as for ``queue``."""
+
+    @model_validator(mode="after")
+    def _check(self) -> LinkSpec:
+        if not self.id:
+            raise _invalid("id", "expected a non-empty link id")
+        _positive(self.capacity_mbps, "capacity_mbps", "a capacity in Mbit/s")
+        _finite_at_least(self.delay_ms, 0.0, "delay_ms", "a delay in ms ≥ 0")
+        if not (0.0 <= self.loss < 1.0):
+            raise _invalid("loss", f"expected a probability in [0, 1), got {_num(self.loss)}")
+        _finite_at_least(self.jitter_ms, 0.0, "jitter_ms", "a jitter in ms ≥ 0")
+        if self.reverse_capacity_mbps is not None:
+            _positive(self.reverse_capacity_mbps, "reverse_capacity_mbps", "a capacity in Mbit/s")
+        if self.reverse_queue is not None and self.reverse_capacity_mbps is None:
+            raise _invalid("reverse_queue", "a reverse queue needs reverse_capacity_mbps")
+        return self
+
+
+class FlowSpec(_Model):
+    """One flow, or ``count`` identical flows named ``id#0`` … ``id#N-1``."""
+
+    id: str
+    """Name of the flow; non-empty, unique, without '#'."""
+    protocol: Protocol
+    """``tcp`` (exactly one path) or ``mptcp`` (one subflow per path)."""
+    cc: CcKind | None = None
+    """Congestion control. Default ``reno`` for TCP, ``lia`` for MPTCP."""
+    scheduler: SchedulerKind = "minrtt"
+    """MPTCP packet scheduler. Default ``minrtt``."""
+    paths: Annotated[list[Path], Strict(False)]
+    """One path per subflow; a path is the ordered list of link ids from sender to receiver."""
+    rcvbuf_bytes: U64 | None = None
+    """Fixed receive buffer (window budget), bytes. Setting it selects ``rcvbuf = "fixed"``."""
+    rcvbuf: BufferMode | None = None
+    """``auto`` (Linux dynamic right-sizing) or ``fixed``. Default ``auto`` unless
+    ``rcvbuf_bytes`` is set."""
+    rcvbuf_max_bytes: U64 | None = None
+    """Cap of the auto-tuned receive buffer, bytes. Default 4 MiB."""
+    sndbuf_bytes: U64 | None = None
+    """Fixed send buffer, bytes. Default: auto-tuned (twice the congestion windows, at least
+    64 KiB, capped by ``sndbuf_max_bytes``)."""
+    sndbuf_max_bytes: U64 | None = None
+    """Cap of the auto-tuned send buffer, bytes. Default 4 MiB."""
+    count: U32 = 1
+    """Number of identical flows; they appear as ``id#0`` … ``id#N-1``. Default 1."""
+    app: AppSpec = Field(default_factory=BulkApp)
+    """What the application does: ``bulk`` (default), ``blocks`` or ``size``."""
+    start_s: float = 0.0
+    """When the connection is opened, seconds. Default 0."""
+    join_delay_s: float | None = None
+    """Delay before each additional subflow's join handshake, seconds. Default: the first
+    subflow's round trip."""
+    penalization: Penalization | None = None
+    """MPTCP: penalise slow subflows that block the receive window (spec §3.6): ``off``,
+    ``nsdi12`` or ``conext13``. Default conext13."""
+    opportunistic_retransmit: bool | None = None
+    """MPTCP: opportunistic retransmission of the head-of-line segment. Default true."""
+    tcp: TcpOptions = Field(default_factory=TcpOptions)
+    """Transport details (defaults follow Linux)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> FlowSpec:
+        if not self.id or "#" in self.id:
+            raise _invalid("id", "expected a non-empty flow id without '#'")
+        if not self.paths:
+            raise _invalid("paths", "expected at least one path (a list of link ids)")
+        if self.protocol == "tcp" and len(self.paths) != 1:
+            raise _invalid(
+                "paths",
+                f'a tcp flow takes exactly one path, got {len(self.paths)}; use protocol = "mptcp"',
+            )
+        if len(self.paths) > 32:
+            raise _invalid("paths", "at most 32 subflows per connection")
+        for p, path in enumerate(self.paths):
+            if not path:
+                raise _invalid(f"paths[{p}]", "expected a non-empty list of link ids")
+            seen: set[str] = set()
+            for h, hop in enumerate(path):
+                if hop in seen:
+                    raise _invalid(f"paths[{p}][{h}]", f"link '{hop}' appears twice in one path")
+                seen.add(hop)
+        if self.rcvbuf == "auto" and self.rcvbuf_bytes is not None:
+            raise _invalid(
+                "rcvbuf_bytes", 'rcvbuf = "auto" takes rcvbuf_max_bytes, not rcvbuf_bytes'
+            )
+        if self.rcvbuf == "fixed" and self.rcvbuf_bytes is None:
+            raise _invalid("rcvbuf_bytes", 'rcvbuf = "fixed" needs rcvbuf_bytes')
+        for name in ("rcvbuf_bytes", "rcvbuf_max_bytes", "sndbuf_bytes", "sndbuf_max_bytes"):
+            v = getattr(self, name)
+            if v is not None and v < MSS_BYTES:
+                raise _invalid(name, f"expected at least one segment ({MSS_BYTES} bytes), got {v}")
+        if self.count == 0:
+            raise _invalid("count", "expected a count ≥ 1")
+        _finite_at_least(self.start_s, 0.0, "start_s", "seconds ≥ 0")
+        if self.join_delay_s is not None:
+            _finite_at_least(self.join_delay_s, 0.0, "join_delay_s", "seconds ≥ 0")
+        return self
+
+    def cc_kind(self) -> CcKind:
+        """Effective congestion control (``reno`` for TCP, ``lia`` for MPTCP by default)."""
+        if self.cc is not None:
+            return self.cc
+        return "reno" if self.protocol == "tcp" else "lia"
+
+    def rcvbuf_mode(self) -> BufferMode:
+        """Effective receive-buffer mode."""
+        if self.rcvbuf is not None:
+            return self.rcvbuf
+        return "fixed" if self.rcvbuf_bytes is not None else "auto"
+
+    def penalization_mode(self) -> Penalization:
+        """Effective penalisation (always ``off`` for TCP)."""
+        if self.protocol == "tcp":
+            return "off"
+        return self.penalization or "conext13"
+
+    def opportunistic_retransmit_enabled(self) -> bool:
+        """Effective opportunistic retransmission (never for TCP)."""
+        return self.protocol == "mptcp" and (
+            True if self.opportunistic_retransmit is None else self.opportunistic_retransmit
+        )
+
+    def flow_ids(self) -> list[str]:
+        """Ids under which this flow appears in a report."""
+        if self.count == 1:
+            return [self.id]
+        return [f"{self.id}#{k}" for k in range(self.count)]
+
+
+# ---- the scenario -------------------------------------------------------------------------
+
+
+class Scenario(_Model):
+    """A whole run: links, flows, duration, seed and traces."""
+
+    duration_s: float
+    """Simulated length of the run, seconds (> 0)."""
+    warmup_s: float = 0.0
+    """Measurements (goodput, utilisation) start after this many seconds. Default 0."""
+    seed: U64 = 1
+    """Seed of the run; every random stream is derived from it. Default 1."""
+    links: Annotated[list[LinkSpec], Strict(False)]
+    """The links (at least one)."""
+    flows: Annotated[list[FlowSpec], Strict(False)]
+    """The flows (at least one)."""
+    trace: Annotated[list[TraceKind], Strict(False)] = Field(default_factory=list)
+    """Time series to record: any of ``cwnd``, ``rwnd``, ``queue``, ``blocks``. Default none."""
+    trace_interval_ms: float = 100.0
+    """Sampling interval of the cwnd/rwnd/queue traces, milliseconds. Default 100."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        _positive(self.duration_s, "duration_s", "a duration in seconds")
+        _finite_at_least(self.warmup_s, 0.0, "warmup_s", "seconds ≥ 0")
+        if self.warmup_s >= self.duration_s:
+            raise _invalid("warmup_s", "expected a warm-up shorter than duration_s")
+        _positive(self.trace_interval_ms, "trace_interval_ms", "milliseconds")
+        if not self.links:
+            raise _invalid("links", "expected at least one link")
+        if not self.flows:
+            raise _invalid("flows", "expected at least one flow")
+        link_ids: set[str] = set()
+        for i, link in enumerate(self.links):
+            if link.id in link_ids:
+                raise _invalid(f"links[{i}].id", f"link id '{link.id}' is used twice")
+            link_ids.add(link.id)
+        known = ", ".join(sorted(link_ids))
+        flow_ids: set[str] = set()
+        for i, flow in enumerate(self.flows):
+            if flow.id in flow_ids:
+                raise _invalid(f"flows[{i}].id", f"flow id '{flow.id}' is used twice")
+            flow_ids.add(flow.id)
+            for p, path in enumerate(flow.paths):
+                for h, hop in enumerate(path):
+                    if hop not in link_ids:
+                        raise _invalid(
+                            f"flows[{i}].paths[{p}][{h}]",
+                            f"unknown link '{hop}'; links are: {known}",
+                        )
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, ``None`` fields left out so the simulator applies its own defaults."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The JSON document the simulator (``mptcplab._mpsim``) and the emulator read."""
+        return json.dumps(self.to_dict(), allow_nan=False, indent=indent)
+
+    def link(self, link_id: str) -> LinkSpec:
+        """The link called ``link_id``."""
+        for link in self.links:
+            if link.id == link_id:
+                return link
+        raise KeyError(f"no link '{link_id}'; links are: {', '.join(x.id for x in self.links)}")
+
+    def flow(self, flow_id: str) -> FlowSpec:
+        """The flow called ``flow_id``."""
+        for flow in self.flows:
+            if flow.id == flow_id:
+                return flow
+        raise KeyError(f"no flow '{flow_id}'; flows are: {', '.join(x.id for x in self.flows)}")
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem in a scenario document."""
+
+    loc: tuple[str | int, ...]
+    """Where it is in the document, e.g. ``('links', 0, 'capacity_mbps')``."""
+    message: str
+    """What was expected (and what was found)."""
+
+    @property
+    def field(self) -> str:
+        """The location as a dotted path, e.g. ``links[0].capacity_mbps``."""
+        return dotted(self.loc)
+
+
+def dotted(loc: tuple[str | int, ...] | list[str | int]) -> str:
+    """``('flows', 0, 'paths', 1)`` → ``flows[0].paths[1]`` (the simulator's notation)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _split_relative(field: str) -> tuple[str | int, ...]:
+    from mptcplab.tomlloc import parse_path
+
+    return parse_path(field) if field else ()
+
+
+_TAGGED_FIELDS = {"queue", "reverse_queue", "app"}
+_TAGS = {"droptail", "red", "bulk", "blocks", "size"}
+
+
+def _document_loc(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """Drop the union tag pydantic inserts after a tagged field (``queue.droptail.ms`` →
+    ``queue.ms``), so the location matches the document and the simulator's paths."""
+    out: list[str | int] = []
+    skip_next = False
+    for k, part in enumerate(loc):
+        if skip_next:
+            skip_next = False
+            if part in _TAGS:
+                continue
+        out.append(part)
+        if isinstance(part, str) and part in _TAGGED_FIELDS and k + 1 < len(loc):
+            skip_next = True
+    return tuple(out)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else _num(value)
+    if isinstance(value, int | str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _unwrap(tp: Any) -> list[Any]:
+    """The concrete alternatives of an annotation (Annotated, Optional and unions removed)."""
+    origin = typing.get_origin(tp)
+    if origin is Annotated:
+        return _unwrap(typing.get_args(tp)[0])
+    if origin is Union or origin is types.UnionType:
+        out: list[Any] = []
+        for arg in typing.get_args(tp):
+            if arg is not type(None):
+                out.extend(_unwrap(arg))
+        return out
+    return [tp]
+
+
+def _model_at(loc: tuple[str | int, ...], root: type[BaseModel]) -> list[type[BaseModel]]:
+    """The model class(es) that a pydantic location (tags included) points into."""
+    current: list[Any] = [root]
+    for part in loc:
+        nxt: list[Any] = []
+        for tp in current:
+            if isinstance(tp, type) and issubclass(tp, BaseModel):
+                if isinstance(part, str) and part in tp.model_fields:
+                    nxt.extend(_unwrap(tp.model_fields[part].annotation))
+                elif isinstance(part, str) and part in _TAGS:
+                    nxt.append(tp)
+            elif typing.get_origin(tp) is list and isinstance(part, int):
+                nxt.extend(_unwrap(typing.get_args(tp)[0]))
+        # A tag selects one member of a union.
+        if isinstance(part, str) and part in _TAGS:
+            tagged = [t for t in nxt if _tag_of(t) == part]
+            nxt = tagged or nxt
+        current = nxt
+    return [t for t in current if isinstance(t, type) and issubclass(t, BaseModel)]
+
+
+def _tag_of(tp: Any) -> str | None:
+    if isinstance(tp, type) and issubclass(tp, BaseModel) and "kind" in tp.model_fields:
+        default = tp.model_fields["kind"].default
+        return default if isinstance(default, str) else None
+    return None
+
+
+def _fields_of(models: list[type[BaseModel]]) -> list[str]:
+    names: list[str] = []
+    for m in models:
+        for name in m.model_fields:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _describe(error: Any, root: type[BaseModel]) -> Issue:
+    kind = error["type"]
+    raw_loc = tuple(error["loc"])
+    loc = _document_loc(raw_loc)
+    ctx = error.get("ctx") or {}
+    value = error.get("input")
+    if kind == "scenario_invalid":
+        return Issue((*loc, *_split_relative(ctx["field"])), ctx["message"])
+    if kind == "extra_forbidden":
+        name = str(raw_loc[-1]) if raw_loc else "?"
+        allowed = _fields_of(_model_at(raw_loc[:-1], root))
+        msg = f"unknown field '{name}'"
+        if allowed:
+            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+            if close:
+                msg += f" (did you mean '{close[0]}'?)"
+            msg += f"; expected one of: {', '.join(allowed)}"
+        return Issue(loc, msg)
+    if kind == "missing":
+        name = str(raw_loc[-1]) if raw_loc else "?"
+        models = _model_at(raw_loc[:-1], root)
+        desc = ""
+        for m in models:
+            info = m.model_fields.get(name)
+            if info is not None and info.description:
+                desc = info.description.split("\n")[0].rstrip(".")
+                break
+        return Issue(loc, f"missing field '{name}'" + (f": {desc}" if desc else ""))
+    if kind == "literal_error":
+        return Issue(loc, f"expected one of {ctx.get('expected', '?')}, got {_show(value)}")
+    if kind == "union_tag_invalid":
+        return Issue(
+            loc,
+            f"unknown {str(ctx.get('discriminator', 'kind')).strip(chr(39))} "
+            f"{_show(ctx.get('tag'))}; "
+            f"expected one of {ctx.get('expected_tags', '?')}",
+        )
+    if kind == "union_tag_not_found":
+        tags = [t for t in (_tag_of(m) for m in _model_at(raw_loc, root)) if t]
+        expected = ", ".join(f"'{t}'" for t in tags) or "?"
+        return Issue(loc, f"expected a table with kind = one of {expected}")
+    simple = {
+        "float_type": "expected a number",
+        "float_parsing": "expected a number",
+        "int_type": "expected an integer",
+        "int_parsing": "expected an integer",
+        "int_from_float": "expected an integer",
+        "bool_type": "expected true or false",
+        "bool_parsing": "expected true or false",
+        "string_type": "expected a string",
+        "list_type": "expected a list",
+        "model_type": "expected a table",
+        "model_attributes_type": "expected a table",
+        "dict_type": "expected a table",
+        "finite_number": "expected a finite number",
+    }
+    if kind in simple:
+        return Issue(loc, f"{simple[kind]}, got {_show(value)}")
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        sign = {
+            "greater_than_equal": "≥",
+            "greater_than": ">",
+            "less_than_equal": "≤",
+            "less_than": "<",
+        }[kind]
+        bound = next(iter(ctx.values()), "?")
+        return Issue(loc, f"expected a value {sign} {bound}, got {_show(value)}")
+    return Issue(loc, f"{error.get('msg', 'invalid value')}, got {_show(value)}")
+
+
+def issues(exc: ValidationError, root: type[BaseModel] = Scenario) -> list[Issue]:
+    """The problems in ``exc`` with document locations and messages saying what was expected.
+
+    Unknown fields come first: a misspelt key also makes the intended key "missing", and the
+    unknown-field message is the one that names the typo and suggests the fix.
+    """
+    errors = exc.errors(include_url=False)
+    ordered = sorted(errors, key=lambda e: e["type"] != "extra_forbidden")
+    return [_describe(e, root) for e in ordered]

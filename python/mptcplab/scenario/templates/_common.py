@@ -1,0 +1,152 @@
+"""Building blocks shared by the scenario templates: parameter checks that speak the template's
+language (UserError naming the parameter), queue profiles and buffer settings."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import (
+    BlocksApp,
+    BulkApp,
+    DropTailQueue,
+    RedQueue,
+    Scenario,
+    SizeApp,
+    issues,
+)
+
+AppArg = str | dict[str, Any] | BulkApp | BlocksApp | SizeApp
+
+#: Rate of links that stand for high-speed accesses which are never the bottleneck, Mbit/s.
+FAST_ACCESS_MBPS = 1000.0
+
+
+def number(name: str, value: Any, *, minimum: float | None = None, positive: bool = False) -> float:
+    """A real number parameter (bools refused: ``True`` is not a capacity)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise UserError(f"expected a finite number, got {value!r}", field=name)
+    if minimum is not None and value < minimum:
+        raise UserError(f"expected a number ≥ {minimum:g}, got {value!r}", field=name)
+    if positive and value <= 0:
+        raise UserError(f"expected a number > 0, got {value!r}", field=name)
+    return float(value)
+
+
+def integer(name: str, value: Any, *, minimum: int | None = None) -> int:
+    """An integer parameter (``4.0`` is accepted as 4, ``4.5`` is not)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserError(f"expected an integer, got {value!r}", field=name)
+    if minimum is not None and value < minimum:
+        raise UserError(f"expected an integer ≥ {minimum}, got {value!r}", field=name)
+    return value
+
+
+def boolean(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise UserError(f"expected true or false, got {value!r}", field=name)
+    return value
+
+
+def choice(name: str, value: Any, options: Sequence[str]) -> str:
+    if value not in options:
+        listed = ", ".join(repr(o) for o in options)
+        raise UserError(f"expected one of {listed}, got {value!r}", field=name)
+    return str(value)
+
+
+def per_path(
+    name: str, value: Any, n: int, *, minimum: float | None = None, positive: bool = False
+) -> tuple[float, ...]:
+    """One number per path: a sequence of ``n`` numbers, or one number used for every path."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (number(name, value, minimum=minimum, positive=positive),) * n
+    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != n:
+        raise UserError(
+            f"expected {n} numbers (one per path) or one number, got {value!r}", field=name
+        )
+    return tuple(
+        number(f"{name}[{k}]", v, minimum=minimum, positive=positive) for k, v in enumerate(value)
+    )
+
+
+def application(name: str, value: AppArg) -> BulkApp | BlocksApp | SizeApp:
+    """``"bulk"``, ``"blocks"`` (8 KiB blocks), a table such as ``{kind = "size", bytes = ...}``,
+    or an application model."""
+    if isinstance(value, BulkApp | BlocksApp | SizeApp):
+        return value
+    if value == "bulk":
+        return BulkApp()
+    if value == "blocks":
+        return BlocksApp()
+    if isinstance(value, dict):
+        apps = {"bulk": BulkApp, "blocks": BlocksApp, "size": SizeApp}
+        kind = value.get("kind")
+        if kind not in apps:
+            raise UserError(
+                f"expected kind = one of 'bulk', 'blocks', 'size', got {kind!r}",
+                field=f"{name}.kind",
+            )
+        try:
+            return apps[kind].model_validate(value)
+        except ValidationError as exc:
+            first = issues(exc, apps[kind])[0]
+            raise UserError(first.message, field=f"{name}.{first.field}".rstrip(".")) from None
+    raise UserError(f"expected 'bulk', 'blocks' or a table with kind, got {value!r}", field=name)
+
+
+def receive_buffer(name: str, value: Any) -> dict[str, Any]:
+    """Flow fields for ``rcvbuf``: ``"auto"`` (auto-tuning capped at the default 4 MiB) or a fixed
+    size in bytes."""
+    if value == "auto":
+        return {"rcvbuf": "auto"}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return {"rcvbuf_bytes": integer(name, value, minimum=1)}
+    raise UserError(f'expected "auto" or a size in bytes, got {value!r}', field=name)
+
+
+def droptail_ms(queuing_delay_ms: float) -> DropTailQueue:
+    """A drop-tail buffer holding ``queuing_delay_ms`` of the link rate (CoNEXT 2013 sizes its
+    buffers by the queuing delay they add)."""
+    return DropTailQueue(ms=queuing_delay_ms)
+
+
+def red_profile(capacity_mbps: float, *, instantaneous: bool = False) -> RedQueue:
+    """The RED profile of draft-khalili-mptcp-performance-issues-06 (spec §5.4).
+
+    For a 10 Mbit/s link: no drop below an average of 25 packets, probability rising to 0.1 at
+    50 packets, then (gentle) to 1 at 100 packets; thresholds scale with k = C / 10 Mbit/s.
+    The draft leaves these open; our choices: EWMA weight 0.002 (Floyd–Jacobson), thresholds in
+    packets of one full segment (1500 B on the wire), and a physical buffer of 4·max_th = 200·k
+    packets — at least the 100·k the draft's testbed needs, and twice that so the instantaneous
+    queue can absorb bursts while the EWMA average catches up, leaving drops to RED.
+    """
+    k = capacity_mbps / 10.0
+    return RedQueue(
+        min_packets=25.0 * k,
+        max_packets=50.0 * k,
+        max_p=0.1,
+        weight=0.002,
+        limit_packets=max(1, math.ceil(200.0 * k)),
+        gentle=True,
+        instantaneous=instantaneous,
+    )
+
+
+def build(data: dict[str, Any]) -> Scenario:
+    """Validate a scenario a template assembled; a problem is reported as a UserError (it means a
+    parameter value the scenario cannot take, such as a zero capacity)."""
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        first = issues(exc)[0]
+        raise UserError(first.message, field=first.field or None) from None
+
+
+Template = Callable[..., Scenario]

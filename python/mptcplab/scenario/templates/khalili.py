@@ -1,0 +1,203 @@
+"""Templates of draft-khalili-mptcp-performance-issues-06 (spec §5.4): three scenarios where
+MPTCP with LIA is unfair or Pareto-suboptimal.
+
+Common to all three, from the draft: every bottleneck is a RED link with the draft's profile
+(:func:`red_profile`), users are long-lived bulk transfers, all paths have an RTT of about 150 ms.
+The draft does not say how the 150 ms split between propagation and queueing; here ``rtt_ms`` is
+the propagation RTT of every path (the spec's second option), spread over the links of each
+path so that every path has the same propagation RTT. Single-path users run TCP with Reno
+(``tcp_cc``); multipath users run MPTCP with ``cc`` (default ``lia``; the draft compares
+``olia``). Users of one type are one flow entry with ``count`` = the number of users, so they
+appear as ``type1#0`` … in reports. Warm-up and duration are our choice (the draft does not give
+its run length): 120 s, of which the first 20 s are not measured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mptcplab.scenario.model import Scenario
+from mptcplab.scenario.templates._common import (
+    FAST_ACCESS_MBPS,
+    boolean,
+    build,
+    choice,
+    integer,
+    number,
+    red_profile,
+)
+
+CC = ("reno", "cubic", "lia", "olia", "balia")
+
+
+def _red_link(link_id: str, capacity_mbps: float, delay_ms: float, instantaneous: bool) -> dict:
+    return {
+        "id": link_id,
+        "capacity_mbps": capacity_mbps,
+        "delay_ms": delay_ms,
+        "queue": red_profile(capacity_mbps, instantaneous=instantaneous),
+    }
+
+
+def _fast_link(link_id: str, delay_ms: float, at_least_mbps: float) -> dict:
+    """An access that is never the bottleneck (its default queue is one BDP, never filled)."""
+    return {
+        "id": link_id,
+        "capacity_mbps": max(FAST_ACCESS_MBPS, 10.0 * at_least_mbps),
+        "delay_ms": delay_ms,
+    }
+
+
+def _users(
+    flow_id: str, count: int, protocol: str, cc: str, paths: list[list[str]]
+) -> dict[str, Any]:
+    return {"id": flow_id, "protocol": protocol, "cc": cc, "paths": paths, "count": count}
+
+
+def _run(duration_s: Any, warmup_s: Any, seed: Any) -> dict[str, Any]:
+    return {
+        "duration_s": number("duration_s", duration_s),
+        "warmup_s": number("warmup_s", warmup_s),
+        "seed": integer("seed", seed, minimum=0),
+    }
+
+
+def shared_ap(
+    *,
+    n1: int = 10,
+    n2: int = 10,
+    c1_mbps: float = 1.0,
+    c2_mbps: float = 1.0,
+    rtt_ms: float = 150.0,
+    cc: str = "lia",
+    multipath: bool = True,
+    tcp_cc: str = "reno",
+    red_instantaneous: bool = False,
+    duration_s: float = 120.0,
+    warmup_s: float = 20.0,
+    seed: int = 1,
+) -> Scenario:
+    """Scenario A, "MPTCP penalises TCP users" (draft-khalili-…-06 §3, spec §5.4).
+
+    ``n1`` type-1 users (flow ``type1``, default 10; the draft uses 10 and 30) download from a
+    server farm whose access link ``server`` has capacity ``n1·c1_mbps``; each has a private
+    high-speed access ``access1`` and, when ``multipath`` (default true), a second subflow
+    through a shared AP ``ap`` of capacity ``n2·c2_mbps`` that continues through ``server``
+    (as in the draft's testbed figure). ``n2`` type-2 users (flow ``type2``, default 10) use only
+    the AP, to other servers (``farm2``). ``c1_mbps``, ``c2_mbps``: per-user capacities, default
+    1 Mbit/s. With ``multipath = false`` type-1 users run single-path TCP — the draft's
+    "single-path" column. Expected (draft, LIA, N1 = N2 = 10): type-1 0.96, type-2 0.70 Mbit/s.
+
+    One-way delays are ``rtt_ms/4`` on ``server``, ``ap``, ``access1`` and ``farm2``, so all
+    three paths (server→access1, server→ap, farm2→ap) have a propagation RTT of ``rtt_ms``
+    (default 150). ``red_instantaneous``: RED on the instantaneous queue (default: EWMA).
+    """
+    n1 = integer("n1", n1, minimum=1)
+    n2 = integer("n2", n2, minimum=1)
+    c1 = number("c1_mbps", c1_mbps, positive=True)
+    c2 = number("c2_mbps", c2_mbps, positive=True)
+    quarter = number("rtt_ms", rtt_ms, minimum=0.0) / 4.0
+    inst = boolean("red_instantaneous", red_instantaneous)
+    cc = choice("cc", cc, CC)
+    tcp_cc = choice("tcp_cc", tcp_cc, CC)
+    links = [
+        _red_link("server", n1 * c1, quarter, inst),
+        _red_link("ap", n2 * c2, quarter, inst),
+        _fast_link("access1", quarter, n1 * c1),
+        _fast_link("farm2", quarter, n2 * c2),
+    ]
+    if boolean("multipath", multipath):
+        type1 = _users("type1", n1, "mptcp", cc, [["server", "access1"], ["server", "ap"]])
+    else:
+        type1 = _users("type1", n1, "tcp", tcp_cc, [["server", "access1"]])
+    type2 = _users("type2", n2, "tcp", tcp_cc, [["farm2", "ap"]])
+    return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [type1, type2]})
+
+
+def multihomed_isp(
+    *,
+    n_blue: int = 15,
+    n_red: int = 15,
+    cx_mbps: float = 27.0,
+    cy_mbps: float = 100.0,
+    cz_mbps: float = 100.0,
+    ct_mbps: float = 36.0,
+    red_multipath: bool = False,
+    rtt_ms: float = 150.0,
+    cc: str = "lia",
+    tcp_cc: str = "reno",
+    red_instantaneous: bool = False,
+    duration_s: float = 120.0,
+    warmup_s: float = 20.0,
+    seed: int = 1,
+) -> Scenario:
+    """Scenario B, "MPTCP penalises other MPTCP users" (draft-khalili-…-06 §4, spec §5.4).
+
+    ISPs X, Y, Z, T, each modelled as one RED access link (``X``, ``Y``, ``Z``, ``T``) crossed
+    by every flow through that ISP, with capacities ``cx_mbps`` = 27, ``cy_mbps`` = 100,
+    ``cz_mbps`` = 100, ``ct_mbps`` = 36 by default. ``n_blue`` Blue users (flow ``blue``,
+    default 15) are multihomed and download from servers in Z over b1 = Z→X and b2 = Z→T→Y.
+    ``n_red`` Red users (flow ``red``, default 15) download from servers in T over r1 = T→Y, and
+    with ``red_multipath`` (default false) also over r2 = T→X — the draft's "Red multipath"
+    column; otherwise Red users run single-path TCP. The cut-set bound is X + T = 63 Mbit/s.
+
+    Delays: ``rtt_ms/2`` one way on X and Y, none on Z and T — the only split that gives all four
+    paths the same propagation RTT ``rtt_ms`` (default 150).
+    """
+    n_blue = integer("n_blue", n_blue, minimum=1)
+    n_red = integer("n_red", n_red, minimum=1)
+    half = number("rtt_ms", rtt_ms, minimum=0.0) / 2.0
+    inst = boolean("red_instantaneous", red_instantaneous)
+    caps = {
+        "X": number("cx_mbps", cx_mbps, positive=True),
+        "Y": number("cy_mbps", cy_mbps, positive=True),
+        "Z": number("cz_mbps", cz_mbps, positive=True),
+        "T": number("ct_mbps", ct_mbps, positive=True),
+    }
+    delays = {"X": half, "Y": half, "Z": 0.0, "T": 0.0}
+    links = [_red_link(name, caps[name], delays[name], inst) for name in ("X", "Y", "Z", "T")]
+    cc = choice("cc", cc, CC)
+    tcp_cc = choice("tcp_cc", tcp_cc, CC)
+    blue = _users("blue", n_blue, "mptcp", cc, [["Z", "X"], ["Z", "T", "Y"]])
+    if boolean("red_multipath", red_multipath):
+        red = _users("red", n_red, "mptcp", cc, [["T", "Y"], ["T", "X"]])
+    else:
+        red = _users("red", n_red, "tcp", tcp_cc, [["T", "Y"]])
+    return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [blue, red]})
+
+
+def two_ap(
+    *,
+    n1: int = 10,
+    n2: int = 10,
+    c1_mbps: float = 1.0,
+    c2_mbps: float = 1.0,
+    rtt_ms: float = 150.0,
+    cc: str = "lia",
+    tcp_cc: str = "reno",
+    red_instantaneous: bool = False,
+    duration_s: float = 120.0,
+    warmup_s: float = 20.0,
+    seed: int = 1,
+) -> Scenario:
+    """Scenario C, "MPTCP too aggressive towards TCP" (draft-khalili-…-06 §5, spec §5.4).
+
+    ``n1`` multipath users (flow ``multipath``, default 10; the draft uses 10 and 30) connect
+    through AP1 (link ``ap1``, capacity ``n1·c1_mbps``) and AP2 (link ``ap2``, capacity
+    ``n2·c2_mbps``); ``n2`` single-path users (flow ``singlepath``, default 10) use AP2 only.
+    ``c1_mbps``, ``c2_mbps`` default 1. Expected (draft, LIA, N1 = 10): multipath 1.30,
+    single-path 0.68 Mbit/s; the optimum without probing cost gives everyone 1.
+
+    One-way delay ``rtt_ms/2`` on each AP, so both paths have propagation RTT ``rtt_ms``
+    (default 150).
+    """
+    n1 = integer("n1", n1, minimum=1)
+    n2 = integer("n2", n2, minimum=1)
+    c1 = number("c1_mbps", c1_mbps, positive=True)
+    c2 = number("c2_mbps", c2_mbps, positive=True)
+    half = number("rtt_ms", rtt_ms, minimum=0.0) / 2.0
+    inst = boolean("red_instantaneous", red_instantaneous)
+    links = [_red_link("ap1", n1 * c1, half, inst), _red_link("ap2", n2 * c2, half, inst)]
+    multi = _users("multipath", n1, "mptcp", choice("cc", cc, CC), [["ap1"], ["ap2"]])
+    single = _users("singlepath", n2, "tcp", choice("tcp_cc", tcp_cc, CC), [["ap2"]])
+    return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [multi, single]})

@@ -33,7 +33,7 @@ unsigned long long cc_math_total_cwnd(const struct cc_path *p)
 	return cc_total_cwnd(p);
 }
 
-long long cc_math_olia_increment_q32(const struct cc_path *p, unsigned int self,
+long long cc_math_olia_increment_q48(const struct cc_path *p, unsigned int self,
 				     long long *eps_num, unsigned long long *eps_den)
 {
 	struct cc_olia_terms t;
@@ -43,7 +43,7 @@ long long cc_math_olia_increment_q32(const struct cc_path *p, unsigned int self,
 	cc_olia_terms(p, &v, self, &t);
 	*eps_num = t.eps_num;
 	*eps_den = t.eps_den;
-	return t.inc_q32;
+	return t.inc_q48;
 }
 
 unsigned long long cc_math_balia_threshold_q16(const struct cc_path *p, unsigned int self)

@@ -15,7 +15,7 @@
  *
  * Why the arithmetic is written the way it is:
  * - Every formula depends on the rates x_j = w_j / rtt_j only through ratios, so the rates are
- *   normalised once (cc_view_build) so that the largest fits in 24 bits. All later products
+ *   normalised once (cc_view_build) so that the largest fits in 32 bits. All later products
  *   then stay below 2^63 for windows up to CC_CWND_MAX segments and RTTs up to
  *   CC_SRTT_MAX_US, without 128-bit arithmetic (which the BPF target does not have).
  * - The BPF verifier explores every branch separately; code with data-dependent branches in
@@ -59,11 +59,12 @@
 #define CC_CWND_MAX (1ULL << 20)
 #define CC_SRTT_MAX_US (1ULL << 26)
 
-/* Fixed-point formats: Q16 for ACK-count thresholds, Q32 for signed per-ACK increments, Q24
- * for shares of the total rate. */
+/* Fixed-point formats: Q16 for ACK-count thresholds, Q24 for shares of the total rate, Q48
+ * for OLIA's signed per-ACK increments (fine enough that ceil(1/w) summed over w ACKs makes
+ * exactly one segment for every w <= CC_CWND_MAX). */
 #define CC_Q16 16
 #define CC_Q24 24
-#define CC_Q32 32
+#define CC_Q48 48
 
 /* One path as seen by the arithmetic. A path takes part in the aggregates only when it has a
  * window and an RTT sample (srtt_us != 0); the publisher writes srtt_us = 0 for subflows that
@@ -75,11 +76,12 @@ struct cc_path {
 	__u32 loss_interval; /* OLIA l_r, bytes */
 };
 
-/* Normalised rates: x[j] proportional to cwnd_j / srtt_j, the largest below 2^24. */
+/* Normalised rates: x[j] proportional to cwnd_j / srtt_j, the largest below 2^32. */
+#define CC_RATE_BITS 32
 struct cc_view {
 	__u32 x[CC_PATHS];
 	__u32 n;    /* number of eligible paths */
-	__u64 sum;  /* sum of x[j] over eligible paths, < 2^28 */
+	__u64 sum;  /* sum of x[j] over eligible paths, < 2^36 */
 	__u64 xmax; /* max of x[j] */
 };
 
@@ -197,7 +199,7 @@ static __always_inline void cc_view_build(const struct cc_path *p, struct cc_vie
 		n += cc_path_eligible(&p[j]);
 	}
 	shift = cc_bitlen(xmax);
-	shift = cc_sel(cc_lt(24, shift), shift - 24, 0);
+	shift = cc_sel(cc_lt(CC_RATE_BITS, shift), shift - CC_RATE_BITS, 0);
 	CC_NO_UNROLL
 	for (j = 0; j < CC_PATHS; j++) {
 		__u64 x = cc_raw_rate(&p[j]) >> shift;
@@ -229,8 +231,10 @@ static __always_inline __u64 cc_total_cwnd(const struct cc_path *p)
  * threshold (RFC 6356 §4.2, Linux "coupled") needs the reciprocal
  *     w_total / alpha = (sum_j x_j)^2 / max_j(w_j / rtt_j^2) = min_j w_j * (sum x / x_j)^2,
  * using w_j / rtt_j^2 = x_j^2 / w_j. The minimum form needs no argmax and no rtt^2.
- * The minimising path has (sum x / x_j)^2 <= n^2 * w_max (Cauchy-Schwarz bounds alpha below
- * by 1/n), so ratios above 2^13 cannot win and are skipped, which bounds the products.
+ * The minimising path j* has w_j* (sum x / x_j*)^2 <= n^2 w_k for the fastest path k (whose
+ * ratio is at most n), so its ratio is at most n sqrt(w_k) < 2^14 for w <= 2^20, n <= 9.
+ * Ratios above 2^14, and products that would pass 2^63, are therefore skipped: they cannot
+ * be the minimum.
  */
 
 /* w_total / alpha in Q16; returns 0 when no path is eligible. */
@@ -238,18 +242,22 @@ static __always_inline __u64 cc_lia_total_over_alpha_q16(const struct cc_path *p
 							 const struct cc_view *v)
 {
 	const __u64 none = 1ULL << 62;
-	const __u64 q_cap = 1ULL << (CC_Q16 + 13);
+	const __u64 q_cap = 1ULL << (CC_Q16 + 14);
 	__u64 best = none;
 	int j;
 
 	CC_NO_UNROLL
 	for (j = 0; j < CC_PATHS; j++) {
-		__u64 q = cc_div(v->sum << CC_Q16, v->x[j]); /* (sum x / x_j) in Q16 */
+		__u64 q = cc_div(v->sum << CC_Q16, v->x[j]); /* (sum x / x_j) in Q16, < 2^53 */
 		__u64 ok = cc_nz(v->x[j]) & cc_lt(q, q_cap + 1);
-		__u64 t;
+		__u64 a, hi, t;
 
 		q = cc_min(q, q_cap);
-		t = ((cc_path_cwnd(&p[j]) * q) >> CC_Q16) * q >> CC_Q16;
+		/* t = w_j q^2 / 2^16 (Q16) computed as (w_j q) * q / 2^16 in two halves. */
+		a = cc_path_cwnd(&p[j]) * q; /* < 2^50 */
+		hi = a >> CC_Q16;
+		ok &= cc_lt(hi, 1ULL << 33); /* then hi * q < 2^63 */
+		t = hi * q + (((a & ((1ULL << CC_Q16) - 1)) * q) >> CC_Q16);
 		best = cc_min(best, cc_sel(ok, t, none));
 	}
 	return cc_sel(cc_lt(best, none), best, 0);
@@ -283,7 +291,7 @@ static __always_inline __u64 cc_olia_metric(const struct cc_path *p)
 }
 
 struct cc_olia_terms {
-	__s64 inc_q32;  /* per-ACK window change of path `self`, segments in Q32 */
+	__s64 inc_q48;  /* per-ACK window change of path `self`, segments in Q48 */
 	__s64 eps_num;  /* -1, 0 or +1 */
 	__u64 eps_den;  /* n * |C| or n * |M| (1 when eps_num == 0) */
 };
@@ -318,18 +326,18 @@ static __always_inline void cc_olia_terms(const struct cc_path *p, const struct 
 		self_w = cc_sel(is_self, cc_max(cc_path_cwnd(&p[j]), 1), self_w);
 	}
 	w = self_w;
-	/* (x_r / sum x)^2 in Q32 divided by w_r, rounded up so that a single path needs exactly
-	 * w ACKs per increase, like Reno. */
-	f = cc_div(self_x << CC_Q24, v->sum);
-	term1 = cc_div(((f * f) >> (2 * CC_Q24 - CC_Q32)) + w - 1, w);
+	/* (x_r / sum x)^2 in Q48 divided by w_r, rounded up so that a single path needs exactly
+	 * w ACKs per increase, like Reno. The share f is taken in Q28 (f^2 < 2^56). */
+	f = cc_div(self_x << 28, v->sum);
+	term1 = cc_div(((f * f) >> (56 - CC_Q48)) + w - 1, w);
 
 	in_c_set = cc_nz(n_c) & self_c;
 	in_m_set = cc_nz(n_c) & self_m;
 	den = cc_sel(in_c_set, v->n * n_c, cc_sel(in_m_set, v->n * n_m, 1));
-	term2 = cc_div(1ULL << CC_Q32, den * w);
+	term2 = cc_div(1ULL << CC_Q48, den * w);
 	out->eps_num = (__s64)in_c_set - (__s64)in_m_set;
 	out->eps_den = den;
-	out->inc_q32 = (__s64)term1 + out->eps_num * (__s64)term2;
+	out->inc_q48 = (__s64)term1 + out->eps_num * (__s64)term2;
 }
 
 /* ---- BALIA (draft-walid-mptcp-congestion-control-04) -------------------------------------

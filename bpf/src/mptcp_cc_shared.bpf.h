@@ -67,7 +67,7 @@ struct cc_priv {
 	__u32 tag;       /* random nonzero value marking the slot this subflow owns */
 	__u32 slot;      /* index of that slot (checked against the tag before use) */
 	__u32 ack_count; /* LIA/BALIA: ACKs counted toward the next increase */
-	__s64 acc_q32;   /* OLIA: signed increase accumulator, segments in Q32 */
+	__s64 acc_q48;   /* OLIA: signed increase accumulator, segments in Q48 */
 	__u32 loss1;     /* OLIA: snd_una at the last-but-one loss event */
 	__u32 loss2;     /* OLIA: snd_una at the last loss event */
 	__u32 loss3;     /* OLIA: snd_una at the latest ACK */
@@ -194,7 +194,7 @@ static __always_inline int cc_publish(struct cc_priv *ca, const struct cc_path *
 	snap->self = CC_MAX_SLOTS;
 	conn = cc_conn_get(ca->token);
 	if (!conn) {
-	CC_NO_UNROLL
+		CC_NO_UNROLL
 		for (i = 0; i < CC_MAX_SLOTS; i++)
 			snap->path[i].srtt_us = 0;
 		return 0;
@@ -268,7 +268,7 @@ static __always_inline void cc_init_common(struct sock *sk)
 	ca->tag = bpf_get_prandom_u32() | 1;
 	ca->slot = 0;
 	ca->ack_count = 0;
-	ca->acc_q32 = 0;
+	ca->acc_q48 = 0;
 	ca->loss1 = tp->snd_una;
 	ca->loss2 = tp->snd_una;
 	ca->loss3 = tp->snd_una;

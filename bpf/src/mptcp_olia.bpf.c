@@ -13,7 +13,9 @@
 #define CC_CFG_MAP olia_cfg
 #include "mptcp_cc_shared.bpf.h"
 
-#define OLIA_ONE_Q32 (1LL << CC_Q32)
+#define OLIA_ONE_Q48 (1LL << CC_Q48)
+/* Bounds inc * acked below 2^63 in per-segment counting (inc <= 2^48). */
+#define OLIA_MAX_ACKED_PER_STEP 4096
 
 SEC("struct_ops/olia_init")
 void BPF_PROG(olia_init, struct sock *sk)
@@ -53,16 +55,18 @@ void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	}
 	cc_view_build(snap.path, &view);
 	cc_olia_terms(snap.path, &view, snap.self, &terms);
-	acc = ca->acc_q32 + terms.inc_q32 * (cfg.count_per_segment ? (__s64)acked : 1);
-	if (acc >= OLIA_ONE_Q32) {
+	if (acked > OLIA_MAX_ACKED_PER_STEP)
+		acked = OLIA_MAX_ACKED_PER_STEP;
+	acc = ca->acc_q48 + terms.inc_q48 * (cfg.count_per_segment ? (__s64)acked : 1);
+	if (acc >= OLIA_ONE_Q48) {
 		if (tp->snd_cwnd < tp->snd_cwnd_clamp)
 			tp->snd_cwnd = tp->snd_cwnd + 1;
 		acc = 0;
-	} else if (acc <= -OLIA_ONE_Q32) {
+	} else if (acc <= -OLIA_ONE_Q48) {
 		tp->snd_cwnd = tp->snd_cwnd > 1 ? tp->snd_cwnd - 1 : 1;
 		acc = 0;
 	}
-	ca->acc_q32 = acc;
+	ca->acc_q48 = acc;
 }
 
 SEC("struct_ops/olia_ssthresh")

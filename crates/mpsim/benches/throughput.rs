@@ -1,1 +1,78 @@
-fn main() {}
+//! Simulator throughput on fixed cases: wall time, events/s and delivered data packets/s.
+//! `make bench` runs it; the table it prints goes into BENCHMARKS.md.
+//!
+//! Every bottleneck buffer is one bandwidth-delay product, packets are 1500 bytes and ACKs
+//! travel uncongested, as in the htsim comparison cases.
+
+use serde_json::{json, Value};
+use std::time::Instant;
+
+fn bdp_packets(mbps: f64, rtt_ms: f64) -> u64 {
+    ((mbps * 1e6 * rtt_ms / 1e3 / 8.0 / 1500.0).ceil() as u64).max(1)
+}
+
+fn bottleneck(id: &str, mbps: f64, rtt_ms: f64) -> Value {
+    json!({"id": id, "capacity_mbps": mbps, "delay_ms": rtt_ms / 2.0,
+           "queue": {"kind": "droptail", "packets": bdp_packets(mbps, rtt_ms)}})
+}
+
+fn flows(id: &str, protocol: &str, cc: &str, paths: Value, count: u32) -> Value {
+    json!({"id": id, "protocol": protocol, "cc": cc, "paths": paths, "count": count,
+           "rcvbuf_bytes": 16_000_000, "sndbuf_bytes": 16_000_000})
+}
+
+fn cases() -> Vec<(&'static str, Value)> {
+    vec![
+        ("A: 1 Reno, 100 Mbit/s, 20 ms RTT, 60 s", json!({"duration_s": 60.0,
+            "links": [bottleneck("l", 100.0, 20.0)],
+            "flows": [flows("t", "tcp", "reno", json!([["l"]]), 1)]})),
+        ("40 Reno over two 100 Mbit/s bottlenecks, 60 s", json!({"duration_s": 60.0,
+            "links": [bottleneck("x", 100.0, 20.0), bottleneck("y", 100.0, 40.0)],
+            "flows": [flows("a", "tcp", "reno", json!([["x"]]), 20), flows("b", "tcp", "reno", json!([["y"]]), 20)]})),
+        ("B: 1 MPTCP LIA, 10 Mbit/s·20 ms + 2 Mbit/s·150 ms, 60 s", json!({"duration_s": 60.0,
+            "links": [bottleneck("w", 10.0, 20.0), bottleneck("g", 2.0, 150.0)],
+            "flows": [flows("m", "mptcp", "lia", json!([["w"], ["g"]]), 1)]})),
+        ("C: 1 MPTCP LIA, 2 × 100 Mbit/s·20 ms, 60 s", json!({"duration_s": 60.0,
+            "links": [bottleneck("x", 100.0, 20.0), bottleneck("y", 100.0, 20.0)],
+            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 1)]})),
+        ("D: 30 MPTCP LIA + 10 Reno, 100 Mbit/s·20 ms + 100 Mbit/s·40 ms, 60 s", json!({"duration_s": 60.0,
+            "links": [bottleneck("x", 100.0, 20.0), bottleneck("y", 100.0, 40.0)],
+            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 30), flows("t", "tcp", "reno", json!([["x"]]), 10)]})),
+        ("E: 3000 MPTCP LIA + 1000 Reno, 2 × 1 Gbit/s (20, 40 ms), 10 s", json!({"duration_s": 10.0,
+            "links": [bottleneck("x", 1000.0, 20.0), bottleneck("y", 1000.0, 40.0)],
+            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 3000), flows("t", "tcp", "reno", json!([["x"]]), 1000)]})),
+    ]
+}
+
+fn main() {
+    let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    println!("| case | wall s | events | events/s | data pkts | data pkts/s | ns/data pkt |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (name, v) in cases() {
+        if let Some(f) = &filter {
+            if !name.starts_with(f.as_str()) {
+                continue;
+            }
+        }
+        let s: mpsim::Scenario = serde_json::from_value(v).expect("bench scenario");
+        s.validate().expect("valid bench scenario");
+        // Best of three runs, to damp the noise of a shared machine.
+        let mut best = f64::INFINITY;
+        let mut report = None;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let r = mpsim::sim::run(&s);
+            best = best.min(t.elapsed().as_secs_f64());
+            report = Some(r);
+        }
+        let r = report.expect("ran");
+        println!(
+            "| {name} | {best:.3} | {} | {:.2} M | {} | {:.2} M | {:.0} |",
+            r.events,
+            r.events as f64 / best / 1e6,
+            r.data_packets_delivered,
+            r.data_packets_delivered as f64 / best / 1e6,
+            best * 1e9 / r.data_packets_delivered as f64
+        );
+    }
+}

@@ -18,6 +18,8 @@ pub struct Report {
     pub events: u64,
     /// Packets delivered to their final hop (data and ACKs).
     pub packets_delivered: u64,
+    /// Data packets delivered to their receiver.
+    pub data_packets_delivered: u64,
     pub flows: Vec<FlowReport>,
     pub links: Vec<LinkReport>,
     #[serde(skip_serializing_if = "Option::is_none", default)]

@@ -27,6 +27,7 @@ pub struct Simulator<'s> {
     end: SimTime,
     warmup: SimTime,
     packets_delivered: u64,
+    data_packets_delivered: u64,
     traces: Option<Traces>,
 }
 
@@ -99,6 +100,7 @@ impl<'s> Simulator<'s> {
             end: SimTime::from_secs_f64(scenario.duration_s),
             warmup,
             packets_delivered: 0,
+            data_packets_delivered: 0,
             traces,
         }
     }
@@ -121,6 +123,9 @@ impl<'s> Simulator<'s> {
             }
             None => {
                 self.packets_delivered += 1;
+                if pkt.kind == crate::packet::PacketKind::Data {
+                    self.data_packets_delivered += 1;
+                }
                 let mut out = std::mem::take(&mut self.outbox);
                 let mut ctx = Ctx {
                     now,
@@ -385,6 +390,7 @@ impl<'s> Simulator<'s> {
             measured_s: measured,
             events: self.events.processed(),
             packets_delivered: self.packets_delivered,
+            data_packets_delivered: self.data_packets_delivered,
             flows,
             links,
             traces,

@@ -1,0 +1,272 @@
+//! The real-time loop: read packets from the TUN devices, hand them to the [`Network`], and write
+//! each one to its destination's TUN when its last hop releases it.
+//!
+//! Timing: the loop sleeps in epoll on a timerfd armed `spin_us` before the next release (timer
+//! slack reduced to 1 ns), then busy-polls the last microseconds so a release is late only by the
+//! write itself. Packets read while spinning are stamped on the spot. Every iteration takes one
+//! clock reading `now`, releases all events due by `now`, and only then reads new packets
+//! stamped `now`, so each link sees its arrivals in time order.
+
+use crate::config::Config;
+use crate::network::Network;
+use crate::status::{self, DirStatus, InterfaceStatus, LinkStatus, QueueTrace, Status};
+use crate::sys;
+use crate::sys::poll::{Epoll, Ready, SignalFd, TimerFd};
+use mpsim::time::SimTime;
+use std::collections::HashMap;
+use std::io;
+use std::net::Ipv4Addr;
+use std::os::fd::{AsFd, OwnedFd};
+
+const TOKEN_TIMER: u64 = u64::MAX;
+const TOKEN_SIGNAL: u64 = u64::MAX - 1;
+/// Packets read from one device per loop iteration, so one busy sender cannot starve releases.
+const READ_BATCH: usize = 32;
+const MAX_PACKET: usize = 65_536;
+
+struct Tun {
+    fd: OwnedFd,
+    stats: InterfaceStatus,
+}
+
+pub struct Emulator {
+    cfg: Config,
+    net: Network<Vec<u8>>,
+    tuns: Vec<Tun>,
+    epoll: Epoll,
+    timer: TimerFd,
+    signals: SignalFd,
+    epoch_ns: u64,
+    realtime: bool,
+    seq: u64,
+    unroutable: u64,
+    not_ipv4: u64,
+    pool: Vec<Vec<u8>>,
+    scratch: Vec<u8>,
+    trace: QueueTrace,
+    next_sample: SimTime,
+    sample_every: SimTime,
+}
+
+/// Source and destination of an IPv4 header, or None for anything else.
+pub fn ipv4_pair(pkt: &[u8]) -> Option<(Ipv4Addr, Ipv4Addr)> {
+    if pkt.len() < 20 || pkt[0] >> 4 != 4 {
+        return None;
+    }
+    let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
+    let dst = Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]);
+    Some((src, dst))
+}
+
+impl Emulator {
+    /// Create every TUN device in its namespace and prepare the loop. Signals are blocked from
+    /// here on and read through a signalfd.
+    pub fn new(cfg: Config) -> io::Result<Emulator> {
+        cfg.validate()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let signals = SignalFd::new(&[libc::SIGTERM, libc::SIGINT, libc::SIGUSR1, libc::SIGHUP])?;
+        let home = sys::netns::current()?;
+        let mut tuns = Vec::with_capacity(cfg.interfaces.len());
+        let mut iface_by_addr = HashMap::new();
+        for (i, iface) in cfg.interfaces.iter().enumerate() {
+            sys::netns::enter(&iface.netns)?;
+            let fd = sys::tun::create(&iface.name);
+            sys::netns::restore(&home)?;
+            tuns.push(Tun {
+                fd: fd?,
+                stats: InterfaceStatus {
+                    netns: iface.netns.display().to_string(),
+                    name: iface.name.clone(),
+                    ..InterfaceStatus::default()
+                },
+            });
+            for a in &iface.addresses {
+                iface_by_addr.insert(*a, i);
+            }
+        }
+        let net = Network::build(&cfg, |a| iface_by_addr.get(&a).copied());
+        let epoll = Epoll::new()?;
+        let timer = TimerFd::new()?;
+        epoll.add(timer.as_fd(), TOKEN_TIMER, false)?;
+        epoll.add(signals.as_fd(), TOKEN_SIGNAL, false)?;
+        for (i, t) in tuns.iter().enumerate() {
+            epoll.add(t.fd.as_fd(), i as u64, false)?;
+        }
+        let _ = sys::process::set_timer_slack_ns(1);
+        let realtime = match cfg.realtime_priority {
+            Some(p) => sys::process::set_realtime(p).is_ok(),
+            None => false,
+        };
+        let links = cfg.links.len();
+        let sample_every = SimTime::from_millis_f64(cfg.trace_interval_ms);
+        Ok(Emulator {
+            cfg,
+            net,
+            tuns,
+            epoll,
+            timer,
+            signals,
+            epoch_ns: sys::monotonic_ns(),
+            realtime,
+            seq: 0,
+            unroutable: 0,
+            not_ipv4: 0,
+            pool: Vec::new(),
+            scratch: vec![0u8; MAX_PACKET],
+            trace: QueueTrace {
+                time_ns: Vec::new(),
+                packets: vec![Vec::new(); links],
+            },
+            next_sample: SimTime::ZERO,
+            sample_every,
+        })
+    }
+
+    fn now(&self) -> SimTime {
+        SimTime(sys::monotonic_ns().saturating_sub(self.epoch_ns))
+    }
+
+    /// Run until SIGTERM, SIGINT or SIGHUP; write the final status and return.
+    pub fn run(&mut self) -> io::Result<()> {
+        let spin = SimTime(self.cfg.spin_us * 1000);
+        let mut ready: Vec<Ready> = Vec::with_capacity(64);
+        let mut stop = false;
+        while !stop {
+            let now = self.now();
+            self.release_due(now);
+            for r in std::mem::take(&mut ready) {
+                match r.token {
+                    TOKEN_TIMER => self.timer.drain(),
+                    TOKEN_SIGNAL => {
+                        while let Some(sig) = self.signals.next() {
+                            if sig == libc::SIGUSR1 {
+                                self.write_status(now, false)?;
+                            } else {
+                                stop = true;
+                            }
+                        }
+                    }
+                    i => self.read_tun(i as usize, now),
+                }
+            }
+            if now >= self.next_sample {
+                self.sample_queues(now);
+                self.next_sample = now + self.sample_every;
+            }
+            if stop {
+                break;
+            }
+            let next = self
+                .net
+                .next_event()
+                .map_or(self.next_sample, |t| t.min(self.next_sample));
+            let timeout = if next <= now + spin {
+                0
+            } else {
+                self.timer.arm_at(self.epoch_ns + (next - spin).0)?;
+                -1
+            };
+            self.epoll.wait(&mut ready, timeout)?;
+        }
+        let now = self.now();
+        self.write_status(now, true)
+    }
+
+    fn release_due(&mut self, now: SimTime) {
+        while let Some(d) = self.net.pop_due(now) {
+            let tun = &mut self.tuns[d.out_iface];
+            let written = sys::write_once(tun.fd.as_fd(), &d.payload[..d.bytes as usize]);
+            let wall = sys::monotonic_ns();
+            match written {
+                Ok(_) => {
+                    tun.stats.tx_packets += 1;
+                    tun.stats.tx_bytes += d.bytes as u64;
+                }
+                Err(_) => tun.stats.write_errors += 1,
+            }
+            let late = wall.saturating_sub(self.epoch_ns + d.scheduled.0);
+            self.net.dirs[d.last_dir].record_release(wall, late, d.bytes, d.back_to_back);
+            self.pool.push(d.payload);
+        }
+    }
+
+    fn read_tun(&mut self, i: usize, now: SimTime) {
+        for _ in 0..READ_BATCH {
+            let n = match sys::read_nonblocking(self.tuns[i].fd.as_fd(), &mut self.scratch) {
+                Ok(Some(n)) if n > 0 => n,
+                _ => return,
+            };
+            let stats = &mut self.tuns[i].stats;
+            stats.rx_packets += 1;
+            stats.rx_bytes += n as u64;
+            let Some((src, dst)) = ipv4_pair(&self.scratch[..n]) else {
+                self.not_ipv4 += 1;
+                continue;
+            };
+            let Some(route) = self.net.route_of(src, dst) else {
+                self.unroutable += 1;
+                continue;
+            };
+            // Copy into a right-sized buffer so that thousands of queued packets cost their own
+            // size, not the scratch buffer's. A dropped packet's buffer is freed with it.
+            let mut buf = self.pool.pop().unwrap_or_default();
+            buf.clear();
+            buf.extend_from_slice(&self.scratch[..n]);
+            self.net.inject(route, now, n as u32, buf);
+        }
+    }
+
+    fn sample_queues(&mut self, now: SimTime) {
+        self.net.advance_all(now);
+        self.trace.time_ns.push(self.epoch_ns + now.0);
+        for (l, series) in self.trace.packets.iter_mut().enumerate() {
+            series.push(self.net.dirs[2 * l].queued_packets() as u32);
+        }
+    }
+
+    fn write_status(&mut self, now: SimTime, final_snapshot: bool) -> io::Result<()> {
+        self.net.advance_all(now);
+        self.seq += 1;
+        let (user, system) = sys::process::cpu_seconds();
+        let dir_status = |d: &crate::link::LinkDir| DirStatus {
+            rate_mbps: d.rate().map(|r| r.0 / 1e6),
+            queue: d.describe_queue(),
+            queued_packets: d.queued_packets(),
+            counters: d.counters.clone(),
+            lateness: d.lateness.summary(),
+        };
+        let links = self
+            .net
+            .link_ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| LinkStatus {
+                id: id.clone(),
+                forward: dir_status(&self.net.dirs[2 * i]),
+                reverse: dir_status(&self.net.dirs[2 * i + 1]),
+            })
+            .collect();
+        let st = Status {
+            format_version: status::STATUS_FORMAT_VERSION,
+            seq: self.seq,
+            final_snapshot,
+            time_ns: self.epoch_ns + now.0,
+            started_ns: self.epoch_ns,
+            cpu_user_s: user,
+            cpu_system_s: system,
+            realtime: self.realtime,
+            spin_us: self.cfg.spin_us,
+            links,
+            interfaces: self.tuns.iter().map(|t| t.stats.clone()).collect(),
+            unroutable: self.unroutable,
+            not_ipv4: self.not_ipv4,
+            in_flight: self.net.in_flight(),
+            queue_trace: final_snapshot.then(|| std::mem::take(&mut self.trace)),
+        };
+        status::write_atomic(&self.cfg.status_path, &st)?;
+        for d in &mut self.net.dirs {
+            d.start_window();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,419 @@
+//! One direction of an emulated link: random loss at the entrance, a queue, a serialiser at the
+//! link rate and a propagation delay with optional jitter that never reorders (htsim's queue +
+//! pipe, the same model as the simulator's `topology::link`).
+//!
+//! The emulator runs in real time, so instead of scheduling a "serialisation done" event per
+//! packet it computes each packet's departure when the packet arrives: a FIFO server of known
+//! rate finishes packet k at `max(arrival_k, finish_{k-1}) + size_k / rate`. The backlog seen by an
+//! arrival is then the packets whose finish time is still ahead; they are retired lazily. This is
+//! exact as long as arrivals are offered in time order, which the event loop guarantees.
+
+use crate::histogram::Histogram;
+use crate::queue::{Discipline, Verdict};
+use mpsim::rng::RandomStream;
+use mpsim::time::{BitsPerSec, SimTime};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// What happens to a packet offered to a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It leaves the far end at `exit`. `back_to_back` is set when its serialisation started the
+    /// instant the previous packet's ended (the link was busy: a rate measurement point).
+    Forward {
+        exit: SimTime,
+        back_to_back: bool,
+    },
+    RandomDrop,
+    QueueDrop,
+    RedDrop,
+}
+
+/// Counters of one link direction, cumulative since the emulator started.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counters {
+    /// Packets offered to the link (before loss and drops).
+    pub offered: u64,
+    /// Packets and bytes that finished serialisation.
+    pub packets: u64,
+    pub bytes: u64,
+    pub random_drops: u64,
+    pub queue_drops: u64,
+    pub red_drops: u64,
+    /// Nanoseconds the serialiser was busy.
+    pub busy_ns: u64,
+    /// Integral of the queue length (packets, including the one on the wire) over time,
+    /// packet·ns; divide a difference by the elapsed time for the mean queue.
+    pub queue_area_packet_ns: u128,
+    pub max_queue_packets: u64,
+    pub max_queue_bytes: u64,
+    /// Highest queue since the previous status snapshot (reset by each snapshot).
+    pub window_max_queue_packets: u64,
+    /// Packets written to their destination with this direction as the last hop.
+    pub delivered: u64,
+    /// Release fidelity, measured on the last hop: bytes of back-to-back packets and the wall
+    /// time between their actual releases. Their ratio is the rate the emulator really achieved
+    /// while the link was busy.
+    pub busy_release_bytes: u64,
+    pub busy_release_wall_ns: u64,
+}
+
+pub struct LinkDir {
+    /// None: infinitely fast (the default ACK direction): no queue, no serialisation.
+    rate: Option<BitsPerSec>,
+    delay: SimTime,
+    jitter: SimTime,
+    loss: f64,
+    discipline: Option<Discipline>,
+    /// Finish times and sizes of packets queued or on the wire, oldest first.
+    in_system: VecDeque<(SimTime, u32)>,
+    queued_bytes: u64,
+    busy_until: SimTime,
+    last_arrival: SimTime,
+    last_exit: SimTime,
+    last_queue_change: SimTime,
+    loss_rng: RandomStream,
+    jitter_rng: RandomStream,
+    pub counters: Counters,
+    /// Release lateness of the packets this direction delivered (last hop), nanoseconds.
+    pub lateness: Histogram,
+    /// Monotonic time of the previous release on the last hop, for the busy-rate measurement.
+    last_release_wall_ns: Option<u64>,
+}
+
+impl LinkDir {
+    pub fn new(
+        rate: Option<BitsPerSec>,
+        delay: SimTime,
+        jitter: SimTime,
+        loss: f64,
+        discipline: Option<Discipline>,
+        loss_rng: RandomStream,
+        jitter_rng: RandomStream,
+    ) -> LinkDir {
+        LinkDir {
+            rate,
+            delay,
+            jitter,
+            loss,
+            discipline,
+            in_system: VecDeque::new(),
+            queued_bytes: 0,
+            busy_until: SimTime::ZERO,
+            last_arrival: SimTime::ZERO,
+            last_exit: SimTime::ZERO,
+            last_queue_change: SimTime::ZERO,
+            loss_rng,
+            jitter_rng,
+            counters: Counters::default(),
+            lateness: Histogram::default(),
+            last_release_wall_ns: None,
+        }
+    }
+
+    pub fn rate(&self) -> Option<BitsPerSec> {
+        self.rate
+    }
+
+    pub fn describe_queue(&self) -> String {
+        self.discipline
+            .as_ref()
+            .map_or_else(|| "none (unlimited rate)".to_string(), Discipline::describe)
+    }
+
+    /// Packets queued or on the wire at the last `advance`.
+    pub fn queued_packets(&self) -> u64 {
+        self.in_system.len() as u64
+    }
+
+    /// Retire every packet whose serialisation ended by `now`, integrating the queue length.
+    pub fn advance(&mut self, now: SimTime) {
+        while let Some(&(finish, bytes)) = self.in_system.front() {
+            if finish > now {
+                break;
+            }
+            self.integrate_to(finish);
+            self.in_system.pop_front();
+            self.queued_bytes -= bytes as u64;
+            self.counters.packets += 1;
+            self.counters.bytes += bytes as u64;
+            if self.in_system.is_empty() {
+                if let Some(d) = self.discipline.as_mut() {
+                    d.on_empty(finish);
+                }
+            }
+        }
+        self.integrate_to(now);
+    }
+
+    fn integrate_to(&mut self, t: SimTime) {
+        if t > self.last_queue_change {
+            let dt = (t - self.last_queue_change).0 as u128;
+            self.counters.queue_area_packet_ns += self.in_system.len() as u128 * dt;
+            self.last_queue_change = t;
+        }
+    }
+
+    /// Offer a packet of `wire_bytes` arriving at `now`.
+    pub fn offer(&mut self, now: SimTime, wire_bytes: u32) -> Outcome {
+        // Arrivals must be offered in time order; clamp rather than corrupt the backlog if a
+        // caller ever slips.
+        let now = now.max(self.last_arrival);
+        self.last_arrival = now;
+        self.counters.offered += 1;
+        let Some(rate) = self.rate else {
+            let exit = (now + self.delay).max(self.last_exit);
+            self.last_exit = exit;
+            self.counters.packets += 1;
+            self.counters.bytes += wire_bytes as u64;
+            return Outcome::Forward {
+                exit,
+                back_to_back: false,
+            };
+        };
+        if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+            self.counters.random_drops += 1;
+            return Outcome::RandomDrop;
+        }
+        self.advance(now);
+        let queued = self.in_system.len() as u64;
+        if let Some(d) = self.discipline.as_mut() {
+            match d.offer(queued, self.queued_bytes, wire_bytes, now) {
+                Verdict::Admit => {}
+                Verdict::Overflow => {
+                    self.counters.queue_drops += 1;
+                    return Outcome::QueueDrop;
+                }
+                Verdict::Early => {
+                    self.counters.red_drops += 1;
+                    return Outcome::RedDrop;
+                }
+            }
+        }
+        let back_to_back = queued > 0;
+        let start = now.max(self.busy_until);
+        let tx = rate.serialization_time(wire_bytes);
+        let finish = start + tx;
+        self.busy_until = finish;
+        self.counters.busy_ns += tx.0;
+        self.in_system.push_back((finish, wire_bytes));
+        self.queued_bytes += wire_bytes as u64;
+        let len = self.in_system.len() as u64;
+        self.counters.max_queue_packets = self.counters.max_queue_packets.max(len);
+        self.counters.window_max_queue_packets = self.counters.window_max_queue_packets.max(len);
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued_bytes);
+        let mut exit = finish + self.delay;
+        if self.jitter.0 > 0 {
+            exit += SimTime((self.jitter_rng.uniform() * self.jitter.0 as f64) as u64);
+        }
+        // Jitter never reorders: a packet cannot overtake the one ahead of it.
+        let exit = exit.max(self.last_exit);
+        self.last_exit = exit;
+        Outcome::Forward { exit, back_to_back }
+    }
+
+    /// A packet that left this direction as its last hop was written at monotonic `wall_ns`,
+    /// `late_ns` after its scheduled time.
+    pub fn record_release(
+        &mut self,
+        wall_ns: u64,
+        late_ns: u64,
+        wire_bytes: u32,
+        back_to_back: bool,
+    ) {
+        self.counters.delivered += 1;
+        self.lateness.record(late_ns);
+        if back_to_back {
+            if let Some(prev) = self.last_release_wall_ns {
+                self.counters.busy_release_bytes += wire_bytes as u64;
+                self.counters.busy_release_wall_ns += wall_ns.saturating_sub(prev);
+            }
+        }
+        self.last_release_wall_ns = Some(wall_ns);
+    }
+
+    /// Reset the per-snapshot maxima.
+    pub fn start_window(&mut self) {
+        self.counters.window_max_queue_packets = self.in_system.len() as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Limit;
+    use mpsim::rng::StreamPurpose;
+
+    fn link(mbps: f64, delay_ms: f64, limit: Limit) -> LinkDir {
+        LinkDir::new(
+            Some(BitsPerSec::from_mbps(mbps)),
+            SimTime::from_millis_f64(delay_ms),
+            SimTime::ZERO,
+            0.0,
+            Some(Discipline::DropTail(limit)),
+            RandomStream::derive(1, 0, StreamPurpose::LinkLoss),
+            RandomStream::derive(1, 0, StreamPurpose::LinkJitter),
+        )
+    }
+
+    fn exit(o: Outcome) -> SimTime {
+        match o {
+            Outcome::Forward { exit, .. } => exit,
+            other => panic!("expected forward, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_lone_packet_takes_serialisation_plus_propagation() {
+        // 1500 bytes at 8 Mbit/s = 1.5 ms, plus 10 ms.
+        let mut l = link(8.0, 10.0, Limit::Packets(100));
+        let t = exit(l.offer(SimTime::from_millis(5), 1500));
+        assert_eq!(t, SimTime::from_millis_f64(16.5));
+    }
+
+    #[test]
+    fn a_saturated_link_delivers_exactly_its_capacity() {
+        // Offer 1000 packets at once: the last leaves after 1000 serialisation times, so the
+        // delivered rate equals the capacity (the oracle), independent of the delay.
+        let mut l = link(100.0, 3.0, Limit::Packets(10_000));
+        let mut last = SimTime::ZERO;
+        for _ in 0..1000 {
+            last = exit(l.offer(SimTime::ZERO, 1500));
+        }
+        let busy = (last - SimTime::from_millis(3)).as_secs_f64();
+        let rate_bps = 1000.0 * 1500.0 * 8.0 / busy;
+        assert!((rate_bps - 100e6).abs() / 100e6 < 1e-9, "rate {rate_bps}");
+    }
+
+    #[test]
+    fn queueing_delay_follows_the_backlog_and_droptail_caps_it() {
+        // 12 Mbit/s: 1 ms per 1500-byte packet. Buffer 5 packets (including the one on the
+        // wire). Six packets at t=0: five admitted (exits 1..5 ms + 2 ms), the sixth dropped.
+        let mut l = link(12.0, 2.0, Limit::Packets(5));
+        for k in 1..=5u64 {
+            assert_eq!(
+                exit(l.offer(SimTime::ZERO, 1500)),
+                SimTime::from_millis(k + 2)
+            );
+        }
+        assert_eq!(l.offer(SimTime::ZERO, 1500), Outcome::QueueDrop);
+        // At 2.5 ms two packets have left: the next is admitted and waits for the other three.
+        let t = exit(l.offer(SimTime::from_millis_f64(2.5), 1500));
+        assert_eq!(t, SimTime::from_millis(6 + 2));
+        assert_eq!(l.counters.queue_drops, 1);
+        assert_eq!(l.counters.max_queue_packets, 5);
+    }
+
+    #[test]
+    fn an_idle_gap_restarts_the_serialiser_at_the_arrival() {
+        let mut l = link(12.0, 0.0, Limit::Packets(5));
+        assert_eq!(exit(l.offer(SimTime::ZERO, 1500)), SimTime::from_millis(1));
+        assert!(matches!(
+            l.offer(SimTime::from_millis(10), 1500),
+            Outcome::Forward { exit, back_to_back: false } if exit == SimTime::from_millis(11)
+        ));
+        assert!(matches!(
+            l.offer(SimTime::from_millis(10), 1500),
+            Outcome::Forward {
+                back_to_back: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn mean_queue_is_the_time_average_of_the_backlog() {
+        // Three packets at t=0 on a 1 ms/packet link: backlog 3 for 1 ms, 2 for 1 ms, 1 for 1 ms:
+        // area 6 packet·ms over 3 ms → mean 2; over 6 ms → mean 1.
+        let mut l = link(12.0, 0.0, Limit::Packets(10));
+        for _ in 0..3 {
+            l.offer(SimTime::ZERO, 1500);
+        }
+        l.advance(SimTime::from_millis(6));
+        assert_eq!(l.counters.queue_area_packet_ns, 6 * 1_000_000);
+        assert_eq!(l.counters.packets, 3);
+        assert_eq!(l.counters.busy_ns, 3_000_000);
+        assert_eq!(l.queued_packets(), 0);
+    }
+
+    #[test]
+    fn random_loss_follows_its_probability() {
+        let mut l = LinkDir::new(
+            Some(BitsPerSec::from_mbps(1000.0)),
+            SimTime::ZERO,
+            SimTime::ZERO,
+            0.05,
+            Some(Discipline::DropTail(Limit::Packets(1_000_000))),
+            RandomStream::derive(7, 0, StreamPurpose::LinkLoss),
+            RandomStream::derive(7, 0, StreamPurpose::LinkJitter),
+        );
+        let n = 100_000u64;
+        for k in 0..n {
+            l.offer(SimTime(k * 1_000_000), 100);
+        }
+        let p = l.counters.random_drops as f64 / n as f64;
+        let sd = (0.05 * 0.95 / n as f64).sqrt();
+        assert!((p - 0.05).abs() < 4.0 * sd, "loss {p}");
+    }
+
+    #[test]
+    fn jitter_stays_within_bounds_and_never_reorders() {
+        let mut l = LinkDir::new(
+            Some(BitsPerSec::from_mbps(100.0)),
+            SimTime::from_millis(10),
+            SimTime::from_millis(5),
+            0.0,
+            Some(Discipline::DropTail(Limit::Packets(1_000_000))),
+            RandomStream::derive(3, 0, StreamPurpose::LinkLoss),
+            RandomStream::derive(3, 0, StreamPurpose::LinkJitter),
+        );
+        let tx = BitsPerSec::from_mbps(100.0).serialization_time(1500);
+        let mut prev = SimTime::ZERO;
+        let mut max_extra = SimTime::ZERO;
+        for k in 0..5000u64 {
+            // One packet per millisecond: the serialiser is idle at each arrival.
+            let at = SimTime(k * 1_000_000);
+            let t = exit(l.offer(at, 1500));
+            assert!(t >= prev, "reordered at {k}");
+            let extra = t - (at + tx + SimTime::from_millis(10));
+            // Bounded by the jitter plus what the previous packet's jitter imposed.
+            assert!(extra <= SimTime::from_millis(5), "extra {extra:?}");
+            max_extra = max_extra.max(extra);
+            prev = t;
+        }
+        // Uniform over [0, 5 ms): over 5000 draws the largest is within 0.1 ms of the bound.
+        assert!(max_extra > SimTime::from_millis_f64(4.9));
+    }
+
+    #[test]
+    fn an_unlimited_direction_is_a_pure_delay() {
+        let mut l = LinkDir::new(
+            None,
+            SimTime::from_millis(75),
+            SimTime::ZERO,
+            0.0,
+            None,
+            RandomStream::derive(1, 1, StreamPurpose::LinkLoss),
+            RandomStream::derive(1, 1, StreamPurpose::LinkJitter),
+        );
+        for _ in 0..100 {
+            assert_eq!(
+                exit(l.offer(SimTime::from_millis(1), 1500)),
+                SimTime::from_millis(76)
+            );
+        }
+    }
+
+    #[test]
+    fn busy_release_rate_measures_back_to_back_releases() {
+        let mut l = link(12.0, 0.0, Limit::Packets(10));
+        // Releases 1 ms apart (wall), the first not counted (no previous release).
+        for k in 0..5u64 {
+            l.record_release(k * 1_000_000, 0, 1500, true);
+        }
+        let rate = l.counters.busy_release_bytes as f64 * 8.0
+            / (l.counters.busy_release_wall_ns as f64 * 1e-9);
+        assert!((rate - 12e6).abs() < 1.0);
+        assert_eq!(l.counters.delivered, 5);
+    }
+}

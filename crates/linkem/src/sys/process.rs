@@ -1,0 +1,45 @@
+//! Process settings that make timing precise and cleanup automatic.
+
+use super::check;
+use std::io;
+
+/// Ask the kernel to send `signal` to this process when its parent dies, so that a killed
+/// orchestrator does not leave emulators or traffic running. Returns false if the parent is
+/// already gone (the caller should then exit).
+pub fn die_with_parent(signal: libc::c_int) -> io::Result<bool> {
+    // SAFETY: prctl with integer arguments only.
+    check(unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong, 0, 0, 0) })?;
+    // SAFETY: getppid cannot fail.
+    Ok(unsafe { libc::getppid() } != 1)
+}
+
+/// Shrink the timer slack (50 µs by default) so that timerfd expiries are not deferred.
+pub fn set_timer_slack_ns(ns: u64) -> io::Result<()> {
+    // SAFETY: prctl with integer arguments only.
+    check(unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) })?;
+    Ok(())
+}
+
+/// Run this thread under SCHED_FIFO at `priority`, so that ordinary load cannot delay packet
+/// releases. The kernel's real-time throttling (sched_rt_runtime_us) keeps a runaway loop from
+/// taking the whole CPU.
+pub fn set_realtime(priority: i32) -> io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: `param` is valid for the call; pid 0 is the calling thread.
+    check(unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) })?;
+    Ok(())
+}
+
+/// User and system CPU seconds consumed so far by this process.
+pub fn cpu_seconds() -> (f64, f64) {
+    // SAFETY: `usage` is a zeroed, writable rusage; RUSAGE_SELF always exists.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
+}

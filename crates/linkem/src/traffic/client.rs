@@ -1,0 +1,309 @@
+//! The sending side: open each flow at its start time, write its application's data, and
+//! sample TCP_INFO (TCP) or MPTCP_INFO plus every subflow's TCP_INFO (MPTCP) every interval.
+
+use super::info::{self, MptcpSample, SubflowSample, TcpSample};
+use super::{block_bytes, hello, Transport};
+use crate::sys::poll::{Epoll, Ready, TimerFd};
+use crate::sys::{self, sock};
+use mpsim::scenario::AppSpec;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Write};
+use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpStream};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientConfig {
+    pub netns: Option<PathBuf>,
+    pub server: SocketAddrV4,
+    /// Source address of the first subflow (the first path's interface).
+    pub bind: Ipv4Addr,
+    pub transport: Transport,
+    /// TCP_CONGESTION name, e.g. "cubic" or "mptcp_lia". None: the namespace default.
+    #[serde(default)]
+    pub congestion: Option<String>,
+    /// Fixed send buffer (SO_SNDBUFFORCE). None: auto-tuning.
+    #[serde(default)]
+    pub sndbuf_bytes: Option<u64>,
+    pub flows: Vec<FlowStart>,
+    pub app: AppSpec,
+    pub duration_s: f64,
+    pub sample_interval_ms: f64,
+    pub out: PathBuf,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowStart {
+    pub index: u32,
+    pub start_s: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowResult {
+    pub index: u32,
+    pub connect_start_ns: Option<u64>,
+    pub connected_ns: Option<u64>,
+    pub error: Option<String>,
+    /// Application bytes accepted by the socket (hello excluded).
+    pub bytes_written: u64,
+    /// Write stamp of each block's first byte, for `blocks`.
+    pub block_write_ns: Vec<u64>,
+    /// When the last byte of a `size` transfer was accepted by the socket.
+    pub write_done_ns: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSample {
+    pub index: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSample>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mptcp: Option<MptcpSample>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subflows: Vec<SubflowSample>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    pub t_ns: u64,
+    pub flows: Vec<FlowSample>,
+}
+
+#[derive(Serialize)]
+pub struct ClientResult {
+    pub t0_ns: u64,
+    pub end_ns: u64,
+    pub flows: Vec<FlowResult>,
+    pub samples: Vec<Sample>,
+}
+
+enum State {
+    Waiting,
+    Connecting(TcpStream),
+    Sending(TcpStream),
+    Done(Option<TcpStream>),
+}
+
+struct Flow {
+    start_ns: u64,
+    state: State,
+    res: FlowResult,
+    /// Hello bytes still to write.
+    hello_left: usize,
+}
+
+const TOKEN_TIMER: u64 = u64::MAX;
+const WRITE_CHUNK: usize = 256 * 1024;
+
+fn open(cfg: &ClientConfig) -> io::Result<TcpStream> {
+    let fd = sock::stream_socket(cfg.transport == Transport::Mptcp)?;
+    if let Some(cc) = &cfg.congestion {
+        sock::set_congestion(fd.as_fd(), cc)?;
+    }
+    if let Some(b) = cfg.sndbuf_bytes {
+        sock::set_int(fd.as_fd(), libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, b as i32)?;
+    }
+    sock::bind(fd.as_fd(), SocketAddrV4::new(cfg.bind, 0))?;
+    sock::connect_start(fd, cfg.server)
+}
+
+pub fn run(cfg: &ClientConfig) -> io::Result<()> {
+    if let Some(ns) = &cfg.netns {
+        sys::netns::enter(ns)?;
+    }
+    let t0 = super::ready_and_wait_for_go()?;
+    let end_at = t0 + (cfg.duration_s * 1e9) as u64;
+    let interval = ((cfg.sample_interval_ms * 1e6) as u64).max(1_000_000);
+    let mut next_sample = t0;
+    let mut flows: Vec<Flow> = cfg
+        .flows
+        .iter()
+        .map(|f| Flow {
+            start_ns: t0 + (f.start_s * 1e9) as u64,
+            state: State::Waiting,
+            res: FlowResult {
+                index: f.index,
+                ..FlowResult::default()
+            },
+            hello_left: super::HELLO_LEN,
+        })
+        .collect();
+    let block = block_bytes(&cfg.app);
+    let size = match cfg.app {
+        AppSpec::Size { bytes } => Some(bytes),
+        _ => None,
+    };
+    let data = vec![0u8; WRITE_CHUNK];
+    let epoll = Epoll::new()?;
+    let timer = TimerFd::new()?;
+    epoll.add(timer.as_fd(), TOKEN_TIMER, false)?;
+    let mut samples = Vec::new();
+    let mut ready: Vec<Ready> = Vec::new();
+    loop {
+        let now = sys::monotonic_ns();
+        for (i, f) in flows.iter_mut().enumerate() {
+            if matches!(f.state, State::Waiting) && now >= f.start_ns {
+                f.res.connect_start_ns = Some(sys::monotonic_ns());
+                match open(cfg) {
+                    Ok(s) => {
+                        epoll.add(s.as_fd(), i as u64, true)?;
+                        f.state = State::Connecting(s);
+                    }
+                    Err(e) => {
+                        f.res.error = Some(e.to_string());
+                        f.state = State::Done(None);
+                    }
+                }
+            }
+        }
+        if now >= next_sample {
+            samples.push(sample(now, &flows, cfg.transport));
+            next_sample += interval * ((now - next_sample) / interval + 1);
+        }
+        if now >= end_at {
+            break;
+        }
+        let next_start = flows
+            .iter()
+            .filter(|f| matches!(f.state, State::Waiting))
+            .map(|f| f.start_ns)
+            .min()
+            .unwrap_or(u64::MAX);
+        timer.arm_at(next_sample.min(end_at).min(next_start))?;
+        ready.clear();
+        epoll.wait(&mut ready, -1)?;
+        for r in &ready {
+            if r.token == TOKEN_TIMER {
+                timer.drain();
+                continue;
+            }
+            let f = &mut flows[r.token as usize];
+            if let State::Connecting(s) = &f.state {
+                match s.take_error() {
+                    Ok(None) if r.writable => {
+                        f.res.connected_ns = Some(sys::monotonic_ns());
+                        let State::Connecting(s) = std::mem::replace(&mut f.state, State::Waiting)
+                        else {
+                            unreachable!()
+                        };
+                        f.state = State::Sending(s);
+                    }
+                    Ok(None) => continue,
+                    Ok(Some(e)) | Err(e) => {
+                        f.res.error = Some(format!("connect: {e}"));
+                        let State::Connecting(s) =
+                            std::mem::replace(&mut f.state, State::Done(None))
+                        else {
+                            unreachable!()
+                        };
+                        let _ = epoll.remove(s.as_fd());
+                        continue;
+                    }
+                }
+            }
+            if let State::Sending(_) = f.state {
+                if r.writable {
+                    write_flow(f, &data, block, size);
+                }
+                if let State::Done(Some(s)) = &f.state {
+                    let _ = epoll.modify(s.as_fd(), r.token, false);
+                }
+            }
+        }
+    }
+    let result = ClientResult {
+        t0_ns: t0,
+        end_ns: sys::monotonic_ns(),
+        flows: flows.into_iter().map(|f| f.res).collect(),
+        samples,
+    };
+    crate::status::write_atomic(&cfg.out, &result)
+}
+
+/// Write until the socket's buffer is full, stamping blocks and the end of a finite transfer.
+fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>) {
+    let State::Sending(s) = &mut f.state else {
+        return;
+    };
+    loop {
+        let chunk = if f.hello_left > 0 {
+            let h = hello(f.res.index);
+            let off = super::HELLO_LEN - f.hello_left;
+            match s.write(&h[off..]) {
+                Ok(n) => f.hello_left -= n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) => return fail(f, e),
+            }
+            continue;
+        } else {
+            let left = size.map_or(u64::MAX, |t| t - f.res.bytes_written);
+            (left.min(data.len() as u64)) as usize
+        };
+        let t = sys::monotonic_ns();
+        match s.write(&data[..chunk]) {
+            Ok(n) => {
+                f.res.bytes_written += n as u64;
+                if let Some(b) = block {
+                    // Every block whose first byte went out in this write starts now.
+                    let first_unstamped = f.res.block_write_ns.len() as u64;
+                    let starts = (f.res.bytes_written - 1) / b + 1;
+                    for _ in first_unstamped..starts {
+                        f.res.block_write_ns.push(t);
+                    }
+                }
+                if size == Some(f.res.bytes_written) {
+                    f.res.write_done_ns = Some(sys::monotonic_ns());
+                    let _ = s.shutdown(Shutdown::Write);
+                    let State::Sending(s) = std::mem::replace(&mut f.state, State::Waiting) else {
+                        unreachable!()
+                    };
+                    f.state = State::Done(Some(s));
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return fail(f, e),
+        }
+    }
+}
+
+fn fail(f: &mut Flow, e: io::Error) {
+    f.res.error = Some(format!("write: {e}"));
+    let old = std::mem::replace(&mut f.state, State::Done(None));
+    if let State::Sending(s) = old {
+        f.state = State::Done(Some(s));
+    }
+}
+
+fn sample(now: u64, flows: &[Flow], transport: Transport) -> Sample {
+    let mut out = Vec::new();
+    for f in flows {
+        let s = match &f.state {
+            State::Sending(s) | State::Done(Some(s)) => s,
+            _ => continue,
+        };
+        let fd = s.as_fd();
+        let fs = match transport {
+            Transport::Tcp => FlowSample {
+                index: f.res.index,
+                tcp: info::tcp_info(fd).ok(),
+                mptcp: None,
+                subflows: Vec::new(),
+            },
+            Transport::Mptcp => FlowSample {
+                index: f.res.index,
+                tcp: None,
+                mptcp: info::mptcp_info(fd).ok(),
+                subflows: info::subflows(fd).unwrap_or_default(),
+            },
+        };
+        out.push(fs);
+    }
+    Sample {
+        t_ns: now,
+        flows: out,
+    }
+}

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
@@ -59,6 +60,7 @@ struct conn_value {
 };
 
 static volatile sig_atomic_t stop_requested;
+static sigset_t wait_mask; /* signal mask to wait with in load --wait */
 
 static void on_signal(int sig)
 {
@@ -298,6 +300,19 @@ static int cmd_load(int argc, char **argv, struct load_options *opt)
 		return 2;
 	}
 	libbpf_set_print(libbpf_print);
+	if (opt->wait) {
+		/* Block the stop signals until sigsuspend below, so that one arriving right after
+		 * the JSON line (or before) is neither lost nor fatal. */
+		struct sigaction sa = { .sa_handler = on_signal };
+		sigset_t stop;
+
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		sigprocmask(SIG_BLOCK, &stop, &wait_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 
 	for (i = 0; i < n; i++) {
 		if (cc_is_available(algs[i]->name)) {
@@ -340,10 +355,8 @@ static int cmd_load(int argc, char **argv, struct load_options *opt)
 	fflush(stdout);
 
 	if (opt->wait) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
 		while (!stop_requested)
-			pause();
+			sigsuspend(&wait_mask);
 		/* Destroying the links below unregisters. */
 	} else {
 		/* Keep the registration after exit (see the header comment). */
@@ -360,33 +373,86 @@ out:
 	return rc;
 }
 
-/* ---- status --------------------------------------------------------------------------- */
+/* ---- status --------------------------------------------------------------------------- *
+ *
+ * Each registration (a struct_ops map) is tied to its own connection and config maps through
+ * its programs: the kernel reports the id of the program behind every function pointer of the
+ * struct_ops value, and a program lists the maps it uses. Maps of an earlier registration
+ * that open sockets still hold are thus never confused with the current ones.
+ */
 
-struct print_ctx {
-	int first;
+/* Offsets inside the value of a tcp_congestion_ops struct_ops map, from the kernel's BTF. */
+struct ops_layout {
+	__u32 state_off;      /* enum bpf_struct_ops_state in the common header */
+	__u32 cong_avoid_off; /* prog id of .cong_avoid */
+	int ok;
 };
 
-static int print_struct_ops(int fd, const struct bpf_map_info *info, void *vctx)
+static int member_offset(const struct btf *btf, const char *type, const char *member,
+			 __u32 *off)
 {
-	struct print_ctx *ctx = vctx;
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	__u16 i;
 
-	(void)fd;
-	printf("%s%u", ctx->first ? "" : ", ", info->id);
-	ctx->first = 0;
-	return 0;
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), member) == 0) {
+			*off = btf_member_bit_offset(t, i) / 8;
+			return 0;
+		}
+	}
+	return -1;
 }
 
-static int print_connections(int fd, const struct bpf_map_info *info, void *vctx)
+static struct ops_layout load_layout(void)
 {
-	struct print_ctx *ctx = vctx;
+	struct ops_layout layout = {};
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u32 common, state, data, cong_avoid;
+
+	if (!btf)
+		return layout;
+	if (!member_offset(btf, "bpf_struct_ops_tcp_congestion_ops", "common", &common) &&
+	    !member_offset(btf, "bpf_struct_ops_common_value", "state", &state) &&
+	    !member_offset(btf, "bpf_struct_ops_tcp_congestion_ops", "data", &data) &&
+	    !member_offset(btf, "tcp_congestion_ops", "cong_avoid", &cong_avoid)) {
+		layout.state_off = common + state;
+		layout.cong_avoid_off = data + cong_avoid;
+		layout.ok = 1;
+	}
+	btf__free(btf);
+	return layout;
+}
+
+static const char *state_name(__u32 state)
+{
+	/* enum bpf_struct_ops_state */
+	switch (state) {
+	case 0:
+		return "init";
+	case 1:
+		return "inuse";
+	case 2:
+		return "tobefree";
+	case 3:
+		return "ready";
+	default:
+		return "unknown";
+	}
+}
+
+static void print_connections(int fd)
+{
 	__u32 key, next, *prev = NULL;
 	struct conn_value value;
 	int first_conn = 1;
 
-	if (info->value_size != sizeof(value) || info->key_size != sizeof(key))
-		return 0;
-	printf("%s{\"map_id\": %u, \"connections\": [", ctx->first ? "" : ", ", info->id);
-	ctx->first = 0;
+	printf("[");
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int s, used = 0, first_slot = 1;
 
@@ -410,44 +476,114 @@ static int print_connections(int fd, const struct bpf_map_info *info, void *vctx
 		}
 		printf("]}");
 	}
-	printf("]}");
-	return 0;
+	printf("]");
 }
 
-static int print_config(int fd, const struct bpf_map_info *info, void *vctx)
+static void print_config(int fd)
 {
-	struct print_ctx *ctx = vctx;
 	struct cc_config cfg;
 	__u32 zero = 0;
 
-	if (info->value_size != sizeof(cfg) || bpf_map_lookup_elem(fd, &zero, &cfg))
-		return 0;
-	printf("%s{\"map_id\": %u, \"count_per_segment\": %u, \"ssthresh_in_recovery\": %u, "
+	if (bpf_map_lookup_elem(fd, &zero, &cfg)) {
+		printf("null");
+		return;
+	}
+	printf("{\"count_per_segment\": %u, \"ssthresh_in_recovery\": %u, "
 	       "\"olia_min_ssthresh\": %u}",
-	       ctx->first ? "" : ", ", info->id, cfg.count_per_segment, cfg.ssthresh_in_recovery,
-	       cfg.olia_min_ssthresh);
+	       cfg.count_per_segment, cfg.ssthresh_in_recovery, cfg.olia_min_ssthresh);
+}
+
+/* The map of the given name among those used by program prog_id, as an fd (or -1). */
+static int prog_map_by_name(__u32 prog_id, const char *name, __u32 *map_id)
+{
+	struct bpf_prog_info info;
+	__u32 ids[16], len = sizeof(info), i;
+	int prog_fd = bpf_prog_get_fd_by_id(prog_id), found = -1;
+
+	if (prog_fd < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) == 0) {
+		for (i = 0; i < info.nr_map_ids && i < sizeof(ids) / sizeof(ids[0]); i++) {
+			struct bpf_map_info minfo;
+			__u32 mlen = sizeof(minfo);
+			int fd = bpf_map_get_fd_by_id(ids[i]);
+
+			if (fd < 0)
+				continue;
+			memset(&minfo, 0, sizeof(minfo));
+			if (bpf_obj_get_info_by_fd(fd, &minfo, &mlen) == 0 &&
+			    strcmp(minfo.name, name) == 0) {
+				*map_id = minfo.id;
+				found = fd;
+				break;
+			}
+			close(fd);
+		}
+	}
+	close(prog_fd);
+	return found;
+}
+
+struct instance_ctx {
+	const struct algorithm *alg;
+	const struct ops_layout *layout;
+	int first;
+};
+
+static int print_instance(int fd, const struct bpf_map_info *info, void *vctx)
+{
+	struct instance_ctx *ctx = vctx;
+	unsigned char value[1024];
+	__u32 zero = 0, state = 0, conn_id = 0, cfg_id = 0;
+	__u64 prog_id = 0;
+	int conn_fd = -1, cfg_fd = -1;
+
+	printf("%s{\"struct_ops_map_id\": %u", ctx->first ? "" : ", ", info->id);
 	ctx->first = 0;
+	if (ctx->layout->ok && info->value_size <= sizeof(value) &&
+	    ctx->layout->cong_avoid_off + sizeof(prog_id) <= info->value_size &&
+	    bpf_map_lookup_elem(fd, &zero, value) == 0) {
+		memcpy(&state, value + ctx->layout->state_off, sizeof(state));
+		memcpy(&prog_id, value + ctx->layout->cong_avoid_off, sizeof(prog_id));
+		conn_fd = prog_map_by_name((__u32)prog_id, ctx->alg->conn_map, &conn_id);
+		cfg_fd = prog_map_by_name((__u32)prog_id, ctx->alg->cfg_map, &cfg_id);
+	}
+	printf(", \"state\": \"%s\", \"config\": ", state_name(state));
+	if (cfg_fd >= 0)
+		print_config(cfg_fd);
+	else
+		printf("null");
+	printf(", \"connection_map_id\": %u, \"connections\": ", conn_id);
+	if (conn_fd >= 0)
+		print_connections(conn_fd);
+	else
+		printf("[]");
+	printf("}");
+	if (conn_fd >= 0)
+		close(conn_fd);
+	if (cfg_fd >= 0)
+		close(cfg_fd);
 	return 0;
 }
 
 static int cmd_status(void)
 {
+	struct ops_layout layout = load_layout();
 	size_t i;
 
+	if (!layout.ok)
+		fprintf(stderr, "mptcplab-cc: kernel BTF lacks the tcp_congestion_ops struct_ops "
+				"layout; connections are not reported\n");
 	printf("{");
 	for (i = 0; i < N_ALGORITHMS; i++) {
-		const struct algorithm *alg = &algorithms[i];
-		struct print_ctx ctx = { .first = 1 };
+		struct instance_ctx ctx = { .alg = &algorithms[i], .layout = &layout, .first = 1 };
 
-		printf("%s\"%s\": {\"registered\": %s, \"struct_ops_map_ids\": [", i ? ", " : "",
-		       alg->name, cc_is_available(alg->name) ? "true" : "false");
-		for_each_map(BPF_MAP_TYPE_STRUCT_OPS, alg->name, print_struct_ops, &ctx);
-		printf("], \"connection_maps\": [");
-		ctx.first = 1;
-		for_each_map(BPF_MAP_TYPE_HASH, alg->conn_map, print_connections, &ctx);
-		printf("], \"config_maps\": [");
-		ctx.first = 1;
-		for_each_map(BPF_MAP_TYPE_ARRAY, alg->cfg_map, print_config, &ctx);
+		printf("%s\"%s\": {\"registered\": %s, \"instances\": [", i ? ", " : "",
+		       algorithms[i].name, cc_is_available(algorithms[i].name) ? "true" : "false");
+		for_each_map(BPF_MAP_TYPE_STRUCT_OPS, algorithms[i].name, print_instance, &ctx);
 		printf("]}");
 	}
 	printf("}\n");

@@ -15,8 +15,10 @@ API (everything else here is private):
   "implementation": "kernel-bpf", "options": {...}}}``: builds if needed and registers each
   name unless the same object with the same options is already registered. Raises
   :class:`KernelCCError` when it cannot.
-- :func:`status` -> the loader's view: per name, whether registered, and per MPTCP connection
-  token the shared slots in use (one per subflow, with cwnd / srtt / loss interval).
+- :func:`status` -> the loader's view: per name, whether it is registered, and for each
+  registration (``instances``: the current one, plus earlier ones still held by open sockets)
+  its state, options and MPTCP connections with their shared slots (one per subflow, with
+  cwnd / srtt / loss interval).
 - :func:`connection_slots` ``(name)`` -> ``{token: slots_used}``.
 - :func:`unload_all` -> names unregistered; :func:`clean_leftovers` -> what it removed, for
   ``mptcplab clean`` (also after a killed loader or a crash).
@@ -235,18 +237,38 @@ def _registered_names() -> set[str]:
 
 
 def status() -> dict[str, Any]:
-    """The loader's report: per name ``registered``, ``struct_ops_map_ids``,
-    ``connection_maps`` (each with ``connections``: ``token``, ``slots_used``, ``slots``) and
-    ``config_maps``."""
+    """The loader's report, per name::
+
+        {"registered": bool,
+         "instances": [{"struct_ops_map_id": int,
+                        "state": "inuse" | "tobefree" | ...,   # inuse = registered
+                        "config": {"count_per_segment": 0|1, "ssthresh_in_recovery": 0|1,
+                                   "olia_min_ssthresh": 1|2},
+                        "connection_map_id": int,
+                        "connections": [{"token": int, "slots_used": int,
+                                         "slots": [{"index", "cwnd", "srtt_us",
+                                                    "loss_interval"}]}]}]}
+
+    ``token`` is the local MPTCP connection token (as ``ss -ti`` prints it), ``cwnd`` in
+    segments, ``srtt_us`` 0 while a subflow is outside the aggregates.
+    """
     return _run_loader(["status"])
+
+
+def _inuse_ids(report: dict[str, Any], name: str) -> list[int]:
+    return [
+        int(inst["struct_ops_map_id"])
+        for inst in report[name]["instances"]
+        if inst["state"] == "inuse"
+    ]
 
 
 def connection_slots(name: str) -> dict[int, int]:
     """MPTCP connection token -> number of subflow slots in use, for one congestion control."""
     (name,) = _check_names([name])
     slots: dict[int, int] = {}
-    for cmap in status()[name]["connection_maps"]:
-        for conn in cmap["connections"]:
+    for inst in status()[name]["instances"]:
+        for conn in inst["connections"]:
             slots[int(conn["token"])] = int(conn["slots_used"])
     return slots
 
@@ -278,13 +300,12 @@ def ensure_loaded(
         for name in wanted:
             sha = _sha256(_object_path(name))
             state = _read_state(name)
-            current = report[name]
             if not (
-                current["registered"]
+                report[name]["registered"]
                 and state is not None
                 and state.get("object_sha256") == sha
                 and state.get("options") == asdict(opts)
-                and state.get("struct_ops_map_id") in current["struct_ops_map_ids"]
+                and state.get("struct_ops_map_id") in _inuse_ids(report, name)
             ):
                 loaded = _run_loader(["load", "--replace", *opts.loader_args(), name])
                 state = {

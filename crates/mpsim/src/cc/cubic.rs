@@ -19,9 +19,10 @@
 //!   In the Reno-friendly region cwnd never decreases (max(cwnd, W_est)): cwnd can be ahead of
 //!   W_est because the cubic target looks one RTT ahead; the RFC's "set cwnd to W_est" would
 //!   shrink it, while Linux takes the faster of the two growth rates.
-//! - Congestion event (§4.6–4.7): fast convergence W_max = cwnd·(1+β)/2 if cwnd < W_max, else
-//!   W_max = cwnd; cwnd_prior = cwnd; ssthresh = max(flight·β, floor) with β = 0.7. The floor
-//!   is [`CcParams::min_ssthresh`], 2 MSS by default as RFC 9438 asks ("cwnd is at least 2").
+//! - Congestion event (§4.6–4.7): the epoch ends; when ssthresh is set, fast convergence
+//!   W_max = cwnd·(1+β)/2 if cwnd < W_max, else W_max = cwnd; cwnd_prior = cwnd;
+//!   ssthresh = max(flight·β, floor) with β = 0.7. The floor is [`CcParams::min_ssthresh`],
+//!   2 MSS by default as RFC 9438 asks ("cwnd is at least 2").
 //! - Timeout (§4.8): cwnd goes to 1 MSS (engine), ssthresh via β as above; the first CA epoch
 //!   after it uses K = 0 and W_max = cwnd at the start of the epoch. The same rule applies
 //!   when CA is reached before any congestion event (no W_max known yet).
@@ -89,6 +90,8 @@ impl Epoch {
                 self.k = ((w_max - cwnd) / C).cbrt();
             }
             _ => {
+                // RFC 9438 §4.8; also the reference for fast convergence at the next loss.
+                self.w_max = Some(cwnd);
                 self.epoch_w_max = cwnd;
                 self.k = 0.0;
             }
@@ -156,26 +159,32 @@ impl CongestionControl for Cubic {
         next * mss
     }
 
+    /// Fast convergence and cwnd_prior are updated here, when ssthresh is set (RFC 9438 §4.6–4.7),
+    /// rather than in `on_congestion_event`: the engine reports every backed-off timeout of one
+    /// episode as an event but sets ssthresh only on the first, when cwnd is still the window
+    /// that met congestion rather than the 1 MSS loss window.
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
-        (subflows[i].flight_bytes * BETA).max(self.params.min_ssthresh)
-    }
-
-    fn on_congestion_event(
-        &mut self,
-        i: usize,
-        subflows: &[SubflowView],
-        _now: SimTime,
-        timeout: bool,
-    ) {
-        let cwnd = subflows[i].cwnd / self.params.mss;
+        let v = &subflows[i];
+        let cwnd = v.cwnd / self.params.mss;
         let e = self.epoch(i);
         e.w_max = Some(match e.w_max {
             Some(w_max) if cwnd < w_max => cwnd * (1.0 + BETA) / 2.0,
             _ => cwnd,
         });
         e.cwnd_prior = cwnd;
-        e.t_epoch = None;
         e.alpha = ALPHA_AIMD;
+        (v.flight_bytes * BETA).max(self.params.min_ssthresh)
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        i: usize,
+        _subflows: &[SubflowView],
+        _now: SimTime,
+        timeout: bool,
+    ) {
+        let e = self.epoch(i);
+        e.t_epoch = None;
         e.after_timeout = timeout;
     }
 }
@@ -367,6 +376,26 @@ mod tests {
     }
 
     #[test]
+    fn backed_off_timeouts_keep_the_window_that_met_congestion() {
+        // The engine reports each backed-off RTO of one episode but sets ssthresh only once.
+        let mut flow = Flow::new(1000.0, 0.1);
+        flow.loss(true);
+        let now = SimTime::from_secs_f64(flow.now_s);
+        flow.cc.on_congestion_event(0, &[flow.view], now, true);
+        flow.view.cwnd = 20.0 * MSS;
+        flow.ack();
+        let e = &flow.cc.epochs[0];
+        assert_eq!(e.cwnd_prior, 1000.0);
+        assert_eq!(e.alpha, ALPHA_AIMD);
+        assert_eq!((e.k, e.epoch_w_max), (0.0, 20.0));
+        // A loss below that epoch's W_max triggers fast convergence against it.
+        flow.view.cwnd = 15.0 * MSS;
+        flow.loss(false);
+        flow.ack();
+        assert!((flow.cc.epochs[0].epoch_w_max - 15.0 * 1.7 / 2.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn reno_friendly_estimate_switches_alpha_at_cwnd_prior() {
         // At 1 ms RTT the cubic curve barely moves within a few hundred RTTs, so cwnd follows
         // W_est: α_cubic = 3(1−β)/(1+β) segments per RTT up to cwnd_prior, then 1.
@@ -450,6 +479,7 @@ mod tests {
         let a = Flow::new(500.0, 0.05).view;
         let b = Flow::new(40.0, 0.2).view;
         cubic.on_congestion_event(0, &[a, b], SimTime::ZERO, false);
+        cubic.ssthresh_after_loss(0, &[a, b], SimTime::ZERO);
         let mut a2 = a;
         a2.cwnd = 350.0 * MSS;
         let b_alone =

@@ -44,6 +44,7 @@ table.data { border-collapse: collapse; margin: 8px 0 14px; font-size: 12.5px; }
 table.data th, table.data td { padding: 4px 9px; border-bottom: 1px solid #e3e6ea;
                                text-align: right; }
 table.data th { background: #f0f3f7; font-weight: 600; }
+table.data td { white-space: nowrap; }
 table.data td:first-child, table.data th:first-child { text-align: left; }
 table.data tr:hover td { background: #fafbfc; }
 .scroll { overflow-x: auto; }
@@ -107,13 +108,15 @@ class _Campaign:
         self.log_factors = [n for n, f in factors.items() if isinstance(f, dict) and f.get("log")]
 
 
-def _status_badges(runs: pd.DataFrame) -> str:
-    counts = runs["status"].value_counts() if not runs.empty else pd.Series(dtype=int)
+def _status_badges(counts: dict[str, int], references: int) -> str:
     parts = [
-        f'<span class="ok">{int(counts.get("done", 0))} done</span>',
-        f'<span class="bad">{int(counts.get("failed", 0))} failed</span>',
-        f'<span class="wait">{int(counts.get("pending", 0))} pending</span>',
+        f"<span>{counts['planned']} runs planned</span>",
+        f'<span class="ok">{counts["done"]} done</span>',
+        f'<span class="bad">{counts["failed"]} failed</span>',
+        f'<span class="wait">{counts["pending"]} pending</span>',
     ]
+    if references:
+        parts.append(f"<span>{references} of them single-path TCP references</span>")
     return f'<div class="badges">{"".join(parts)}</div>'
 
 
@@ -163,6 +166,15 @@ def _metric_section(
     if medians[metric].dropna().empty:
         parts.append('<p class="note">no finished run gives this metric</p>')
         return "".join(parts)
+    if info.bounds is not None:
+        low, high = info.bounds
+        outside = int(((medians[metric] < low) | (medians[metric] > high)).sum())
+        if outside:
+            parts.append(
+                f'<p class="note">{outside} point medians lie outside the theoretical range '
+                f"[{low:g}, {high:g}] (with measured references: the MPTCP run beat the sum "
+                "of its single-path runs); they are shown as measured, not clipped.</p>"
+            )
     parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
     parts.append(_table(percentile_table(medians, metric)))
     for level in medians.attrs.get("levels", []):
@@ -301,16 +313,21 @@ def build_report(store_path: str | Path) -> str:
         if stored is None:
             raise UserError("the store holds no campaign run yet", file=str(store_path))
         campaign = _Campaign(*stored)
-        runs = to_pandas(store)
+        # A stored plan always holds at least one run (one point, variant and replication).
+        every_run = to_pandas(store, references=True)
+        is_reference = every_run["role"] == "reference"
+        references = every_run.loc[is_reference, "run_key"].nunique()
+        runs = every_run[~is_reference]
+        runs.attrs = dict(every_run.attrs)
         metrics = campaign.metrics or ["goodput_mbps"]
         medians = point_medians(runs, metrics)
-        variants = list(dict.fromkeys(runs["variant"])) if not runs.empty else []
+        variants = list(dict.fromkeys(runs["variant"]))
 
         header = (
             f"<h1>{_esc(campaign.name)}</h1>"
             + (f'<p class="lead">{_esc(campaign.description)}</p>' if campaign.description else "")
             + f'<p class="note">store <code>{_esc(store_path)}</code> · campaign file '
-            f"<code>{_esc(campaign.path)}</code></p>" + _status_badges(runs)
+            f"<code>{_esc(campaign.path)}</code></p>" + _status_badges(store.counts(), references)
         )
         sections: list[tuple[str, str, str]] = [
             ("campaign", "Campaign", f'<pre class="toml">{_esc(campaign.text)}</pre>'),

@@ -38,18 +38,17 @@ def import_ref(ref: str) -> Callable[..., Any]:
 
 
 def run_sim(scenario: Scenario) -> Report:
-    """The simulator backend: validate the scenario, run it, return the report as plain data."""
+    """The simulator backend: run the scenario, return the report as plain data."""
     from mptcplab import sim
-    from mptcplab.scenario import Scenario as ScenarioModel
 
-    report = sim.run(ScenarioModel.model_validate(scenario))
-    return report.model_dump(mode="json")  # type: ignore[no-any-return]
+    return sim.run(scenario).to_dict()
 
 
 def sim_version() -> str:
-    from mptcplab import _mpsim  # type: ignore[attr-defined]
+    from mptcplab import sim
+    from mptcplab.results import FORMAT_VERSION
 
-    return f"mpsim {_mpsim.__version__} (report format {_mpsim.FORMAT_VERSION})"
+    return f"mpsim {sim.version()} (report format {FORMAT_VERSION})"
 
 
 BACKENDS: dict[str, Backend] = {

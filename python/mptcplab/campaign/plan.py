@@ -136,15 +136,42 @@ def build_scenario(campaign: Campaign, assignments: Mapping[Target, Any]) -> dic
     params = assign(campaign.fixed, assignments)
     try:
         scenario = campaign.template(**params)
+    except UserError as exc:
+        raise _template_error(campaign, assignments, exc.field, exc.detail) from None
     except (TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        shown = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
-        raise UserError(
-            f"template '{campaign.spec.scenario.template}' rejected the parameters ({shown}): "
-            f"{_first_line(exc)}",
-            **campaign.where("scenario"),
-        ) from None
-    data = scenario.model_dump(mode="json") if hasattr(scenario, "model_dump") else scenario
-    return dict(data)
+        raise _template_error(campaign, assignments, None, _first_line(exc)) from None
+    return dict(scenario.to_dict() if hasattr(scenario, "to_dict") else scenario)
+
+
+def _template_error(
+    campaign: Campaign, assignments: Mapping[Target, Any], field: str | None, detail: str
+) -> UserError:
+    """Point at the campaign key responsible: the factor that set the parameter, else the fixed
+    parameter, else the [scenario] table."""
+    template = campaign.spec.scenario.template
+    param = (field or "").split(".", 1)[0].split("[", 1)[0]
+    values = {str(t): v for t, v in assignments.items() if t.param == param}
+    shown = ", ".join(f"{k} = {v!r}" for k, v in values.items())
+    message = f"template '{template}' rejected {param or 'the parameters'}"
+    message += f" ({shown})" if shown else ""
+    message += f": {detail}"
+    owner = next((name for name, t in campaign.targets.items() if t.param == param and param), None)
+    if owner is None:
+        owner = next(
+            (
+                q.name
+                for q in campaign.qualitative
+                for level in q.levels.values()
+                for t in level
+                if t.param == param and param
+            ),
+            None,
+        )
+    if owner is not None:
+        return UserError(message, **campaign.where("factors", owner))
+    if param in campaign.fixed:
+        return UserError(message, **campaign.where("scenario", param))
+    return UserError(message, **campaign.where("scenario"))
 
 
 def _first_line(exc: BaseException) -> str:

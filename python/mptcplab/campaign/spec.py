@@ -283,9 +283,9 @@ def _error_from_validation(
 
 
 def _templates() -> dict[str, Callable[..., Any]]:
-    from mptcplab.scenario import templates
+    from mptcplab.scenario.templates import TEMPLATES
 
-    return dict(templates.TEMPLATES)
+    return dict(TEMPLATES)
 
 
 def template_parameters(template: Callable[..., Any]) -> list[str] | None:

@@ -334,20 +334,15 @@ class Store:
                     (provenance_id,),
                 )
 
-    def counts(self) -> dict[str, int]:
-        """Planned runs (distinct keys) by state: done, failed, pending."""
-        rows = self._db.execute(
-            """
-            SELECT COALESCE(r.status, 'pending'), COUNT(*)
-            FROM (SELECT DISTINCT run_key FROM tasks) t
-            LEFT JOIN runs r ON r.run_key = t.run_key
-            GROUP BY 1
-            """
-        ).fetchall()
-        counts = {"done": 0, "failed": 0, "pending": 0}
-        counts.update({str(k): int(v) for k, v in rows})
-        counts["planned"] = counts["done"] + counts["failed"] + counts["pending"]
-        counts["stored"] = int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+    def counts(self, keys: Iterable[str] | None = None) -> dict[str, int]:
+        """Runs by state (done, failed, pending) among ``keys``, by default the stored plan's."""
+        if keys is None:
+            keys = {r[0] for r in self._db.execute("SELECT DISTINCT run_key FROM tasks")}
+        status = dict(self._db.execute("SELECT run_key, status FROM runs").fetchall())
+        counts = {"planned": 0, "done": 0, "failed": 0, "pending": 0}
+        for key in set(keys):
+            counts["planned"] += 1
+            counts[status.get(key, "pending")] += 1
         return counts
 
     def failures(self, limit: int = 5) -> list[tuple[str, str]]:

@@ -1,0 +1,156 @@
+"""``mptcplab run``, ``status`` and ``export``: execute a campaign, see how far it is, get its
+runs as a table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mptcplab.campaign.store import Store
+from mptcplab.errors import UserError
+
+
+def run_command(
+    campaign_file: Annotated[
+        Path, typer.Argument(metavar="CAMPAIGN", help="Campaign file (.toml).")
+    ],
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: one per core)."),
+    ] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="Where runs execute: local or ray.")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (with --executor ray).")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Store path (default: the campaign's output)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a campaign: every run its store does not hold yet.
+
+    Finished runs are skipped and failed ones retried; each finished run is committed at once,
+    so an interrupted campaign resumes where it stopped.
+    """
+    from mptcplab.campaign import CampaignInterrupted, load, run_campaign
+
+    console = Console(stderr=True)
+    campaign = load(campaign_file)
+    try:
+        summary = run_campaign(
+            campaign,
+            jobs=jobs,
+            executor=executor,
+            address=address,
+            output=output,
+            progress=not quiet,
+            console=console,
+        )
+    except CampaignInterrupted as stop:
+        s = stop.summary
+        console.print(
+            f"[yellow]interrupted[/]: {s.completed + s.failed} runs committed to {s.store}; "
+            "run the same command again to resume"
+        )
+        raise typer.Exit(130) from None
+    done = summary.already_done + summary.completed
+    console.print(
+        f"{campaign.name}: {summary.planned} runs planned, {summary.already_done} already "
+        f"stored, {summary.completed} completed now, {summary.failed} failed — "
+        f"{done}/{summary.planned} done in {summary.store}"
+    )
+    if summary.failed:
+        console.print(
+            f"[red]{summary.failed} runs failed[/]: `mptcplab status {summary.store}` shows why; "
+            "running the campaign again retries them"
+        )
+        raise typer.Exit(1)
+    console.print(
+        f"next: mptcplab report {summary.store} -o {summary.store.parent / 'report.html'}"
+    )
+
+
+def status_command(
+    target: Annotated[
+        Path, typer.Argument(metavar="STORE_OR_CAMPAIGN", help="A store (.sqlite) or a campaign.")
+    ],
+) -> None:
+    """Show how far a campaign is: runs planned, done, failed, pending; recent failures."""
+    from mptcplab.campaign import load
+    from mptcplab.campaign.runner import plan_campaign
+
+    console = Console()
+    if target.suffix == ".toml":
+        campaign = load(target)
+        plan, _, _ = plan_campaign(campaign)
+        keys = plan.unique_runs().keys()
+        store_path = campaign.output
+        if not store_path.is_file():
+            console.print(
+                f"{campaign.name}: not started — {len(keys)} runs planned, store "
+                f"{store_path} does not exist yet"
+            )
+            return
+        with Store(store_path) as store:
+            _print_status(console, campaign.name, store_path, store.counts(keys), store)
+        return
+    with Store(target) as store:
+        counts = store.counts()
+        _print_status(console, store.meta("campaign") or "?", target, counts, store)
+
+
+def _print_status(
+    console: Console, name: str, path: Path, counts: dict[str, int], store: Store
+) -> None:
+    planned = counts["planned"]
+    share = 100.0 * counts["done"] / planned if planned else 0.0
+    console.print(f"[bold]{name}[/] — {path}")
+    console.print(
+        f"  {planned} runs planned: [green]{counts['done']} done[/] ({share:.0f} %), "
+        f"[red]{counts['failed']} failed[/], [yellow]{counts['pending']} pending[/]"
+    )
+    history = store.provenance()
+    if history:
+        last = history[-1]
+        ended = last["ended_at"] or "not closed (interrupted or still running)"
+        console.print(
+            f"  last run: started {last['started_at']}, ended {ended}, on {last['host']} "
+            f"({last['executor']} × {last['jobs']}, {last['backend_version']})"
+        )
+    failures = store.failures()
+    if failures:
+        table = Table("run key", "error", title="recent failures", title_justify="left")
+        for key, error in failures:
+            table.add_row(key[:12], error.splitlines()[-1] if error else "")
+        console.print(table)
+
+
+def export_command(
+    store: Annotated[Path, typer.Argument(metavar="STORE", help="A campaign store (.sqlite).")],
+    csv: Annotated[Path | None, typer.Option("--csv", help="Write a CSV file here.")] = None,
+    parquet: Annotated[
+        Path | None, typer.Option("--parquet", help="Write a Parquet file here.")
+    ] = None,
+) -> None:
+    """Export a store's runs (factor values, levels, status, metrics) as CSV or Parquet."""
+    from mptcplab.analysis.tables import export
+
+    if (csv is None) == (parquet is None):
+        raise UserError("give exactly one of --csv OUT or --parquet OUT", field="export")
+    out, fmt = (csv, "csv") if csv is not None else (parquet, "parquet")
+    assert out is not None
+    rows = export(store, out, fmt=fmt)
+    Console(stderr=True).print(f"wrote {rows} runs to {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run_command)
+    app.command("status")(status_command)
+    app.command("export")(export_command)

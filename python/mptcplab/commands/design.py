@@ -1,0 +1,168 @@
+"""``mptcplab design``: generate a design, print it with its quality, optionally save it.
+
+mptcplab design campaigns/quickstart.toml            # the campaign's design, scaled
+mptcplab design --kind wsp --dims 6 --points 200 -o design.csv   # a unit-cube design
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mptcplab.errors import UserError
+
+_QUALITY_ROWS = (
+    ("n", "points"),
+    ("d", "dimensions"),
+    ("mindist", "minimum distance (larger is better)"),
+    ("phi_p", "φ50, Morris–Mitchell (smaller is better)"),
+    ("coverage", "coverage (0 = regular grid)"),
+    ("mesh_ratio", "mesh ratio (1 = regular grid)"),
+    ("mst_mean", "MST edge mean (larger is better)"),
+    ("mst_std", "MST edge std (smaller is better)"),
+    ("cd2", "centred L2 discrepancy"),
+    ("wd2", "wrap-around L2 discrepancy"),
+    ("l2_star", "L2-star discrepancy"),
+    ("mindist_2d_worst", "worst 2-D projection mindist"),
+)
+
+
+def _parse_options(options: list[str]) -> dict[str, Any]:
+    parsed: dict[str, Any] = {}
+    for item in options:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"expected KEY=VALUE, got {item!r}", field="--option")
+        try:
+            parsed[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            parsed[key] = raw
+    return parsed
+
+
+def quality_table(points: np.ndarray) -> Table:
+    from mptcplab.design import quality
+
+    table = Table("measure", "value", title="design quality (unit cube)", title_justify="left")
+    if points.shape[0] < 2:
+        table.add_row("n", str(points.shape[0]))
+        return table
+    q = quality(points, projections=points.shape[1] >= 2)
+    for key, label in _QUALITY_ROWS:
+        if key in q and not (isinstance(q[key], float) and math.isnan(q[key])):
+            value = q[key]
+            table.add_row(label, f"{value:.5g}" if isinstance(value, float) else str(value))
+    return table
+
+
+def _frame_table(frame: pd.DataFrame, limit: int) -> Table:
+    table = Table(
+        *[str(c) for c in frame.columns],
+        title_justify="left",
+        title=f"first {min(limit, len(frame))} of {len(frame)} points",
+    )
+    for row in frame.head(limit).itertuples(index=False):
+        table.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
+    return table
+
+
+def design_command(
+    campaign_file: Annotated[
+        Path | None,
+        typer.Argument(metavar="[CAMPAIGN]", help="Campaign file whose design to generate."),
+    ] = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="wsp, lhs, sobol, factorial or random.")
+    ] = None,
+    dims: Annotated[int | None, typer.Option("--dims", "-d", min=1, help="Dimensions.")] = None,
+    points: Annotated[int | None, typer.Option("--points", "-n", min=1, help="Points.")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed.")] = 1,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", help="Engine option KEY=VALUE (repeatable), e.g. levels=3."),
+    ] = None,
+    design_index: Annotated[
+        int, typer.Option("--design", min=0, help="Which of the campaign's designs.")
+    ] = 0,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Save the points as CSV.")
+    ] = None,
+    show: Annotated[int, typer.Option("--show", min=0, help="Points to print.")] = 10,
+) -> None:
+    """Generate a design, print its points and quality, optionally save it as CSV.
+
+    With CAMPAIGN: exactly the design the campaign runs (its factors, kind, size and seed),
+    scaled to the factors' domains. Without: a unit-cube design of --kind, --dims, --points.
+    """
+    console = Console()
+    if campaign_file is not None:
+        from mptcplab.campaign import load
+        from mptcplab.campaign.plan import design_points
+
+        given = [
+            name
+            for name, v in (
+                ("--kind", kind),
+                ("--dims", dims),
+                ("--points", points),
+                ("--option", option),
+            )
+            if v
+        ]
+        if given:
+            raise UserError(
+                f"{', '.join(given)} cannot be combined with a campaign file (it sets them)",
+                field=given[0],
+            )
+        campaign = load(campaign_file)
+        if design_index >= campaign.spec.design.designs:
+            raise UserError(
+                f"the campaign has {campaign.spec.design.designs} design(s); expected "
+                f"--design < {campaign.spec.design.designs}",
+                field="--design",
+            )
+        design = design_points(campaign, design_index)
+        unit = design.unit_points
+        frame = pd.DataFrame(design.values)
+        frame.insert(0, "point", range(len(frame)))
+        shown = frame.copy()
+        for j, name in enumerate(design.factor_names):
+            frame[f"u_{name}"] = unit[:, j]
+        console.print(
+            f"[bold]{campaign.name}[/]: design {design_index} — {campaign.spec.design.kind}, "
+            f"{len(frame)} points × {len(design.factor_names)} factors"
+        )
+    else:
+        from mptcplab.design import generate
+
+        if kind is None or dims is None:
+            raise UserError(
+                "give a campaign file, or --kind and --dims (and --points)", field="design"
+            )
+        try:
+            unit = generate(kind, dims, points, rng=seed, **_parse_options(option or []))
+        except ValueError as exc:
+            raise UserError(str(exc), field="--kind") from None
+        frame = pd.DataFrame(unit, columns=[f"x{j}" for j in range(unit.shape[1])])
+        frame.insert(0, "point", range(len(frame)))
+        shown = frame
+    if show:
+        console.print(_frame_table(shown, show))
+    if unit.shape[1] >= 1:
+        console.print(quality_table(unit))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(output, index=False)
+        console.print(f"wrote {len(frame)} points to {output}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("design")(design_command)

@@ -1,0 +1,33 @@
+"""``mptcplab report STORE -o FILE``: the campaign's self-contained HTML report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+
+def report_command(
+    store: Annotated[Path, typer.Argument(metavar="STORE", help="A campaign store (.sqlite).")],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="HTML file to write (default: report.html beside the store)."
+        ),
+    ] = None,
+) -> None:
+    """Write a campaign's self-contained HTML report.
+
+    The campaign file, design quality, each metric's distribution per variant and against each
+    factor, the worst points, the sensitivity table (several designs) and provenance.
+    """
+    from mptcplab.analysis.report import write_report
+
+    out = write_report(store, output if output is not None else store.parent / "report.html")
+    Console(stderr=True).print(f"wrote {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report_command)

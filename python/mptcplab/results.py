@@ -144,6 +144,9 @@ class Report(_Part):
     events: int
     """Events processed by the engine."""
     packets_delivered: int
+    """Packets delivered to their final hop (data and ACKs)."""
+    data_packets_delivered: int | None = None
+    """Data packets delivered to their receiver (None in reports that do not count them)."""
     flows: list[FlowReport]
     links: list[LinkReport]
     traces: Traces | None = None
@@ -205,8 +208,9 @@ class Report(_Part):
         data = self.model_dump(mode="json")
         if data.get("traces") is None:
             data.pop("traces", None)
-        if data.get("wall_s") is None:
-            data.pop("wall_s", None)
+        for optional in ("wall_s", "data_packets_delivered"):
+            if data.get(optional) is None:
+                data.pop(optional, None)
         data["scenario"] = self.scenario.to_dict()
         return data
 

@@ -70,7 +70,9 @@ def test_array_of_tables_elements_and_keys() -> None:
     assert line_of(DOC, ("links", 0, "capacity_mbps")) == 8
     assert line_of(DOC, ("links", 1)) == 12
     assert line_of(DOC, ("links", 1, "capacity_mbps")) == 14
-    assert line_of(DOC, ("links", 1, "delay_ms")) == 21  # after a multi-line string with a fake header
+    assert (
+        line_of(DOC, ("links", 1, "delay_ms")) == 21
+    )  # after a multi-line string with a fake header
 
 
 def test_inline_tables_point_at_their_line() -> None:
@@ -117,7 +119,9 @@ def test_rust_dotted_paths() -> None:
 
 
 def test_tables_headers_with_spaces_and_nested_arrays_of_tables() -> None:
-    doc = "[[ a ]]\nx = 1\n[[a.b]]\ny = 2\n[[a.b]]\ny = 3\n[[a]]\n[[a.b]]\ny = 4\n[ c . d ]\nz = 5\n"
+    doc = (
+        "[[ a ]]\nx = 1\n[[a.b]]\ny = 2\n[[a.b]]\ny = 3\n[[a]]\n[[a.b]]\ny = 4\n[ c . d ]\nz = 5\n"
+    )
     tomllib.loads(doc)
     assert line_of(doc, ("a", 0, "x")) == 2
     assert line_of(doc, ("a", 0, "b", 0, "y")) == 4
@@ -129,7 +133,10 @@ def test_tables_headers_with_spaces_and_nested_arrays_of_tables() -> None:
 
 
 def test_arrays_of_inline_tables() -> None:
-    doc = 'links = [\n  { id = "a", capacity_mbps = 1 },\n  { id = "b",\n    capacity_mbps = 2 },\n]\n'
+    doc = (
+        'links = [\n  { id = "a", capacity_mbps = 1 },\n'
+        '  { id = "b",\n    capacity_mbps = 2 },\n]\n'
+    )
     assert line_of(doc, ("links", 1)) == 3
     assert line_of(doc, ("links", 0, "capacity_mbps")) == 2
     assert line_of(doc, ("links", 1, "capacity_mbps")) == 4
@@ -143,7 +150,7 @@ def test_strings_with_escapes_and_quotes() -> None:
 
 
 def test_unreadable_text_gives_what_was_found() -> None:
-    doc = "a = 1\n[[links\nb = \"unterminated\nc = 3\n"
+    doc = 'a = 1\n[[links\nb = "unterminated\nc = 3\n'
     assert line_of(doc, ("a",)) == 1
     assert line_of(doc, ("c",)) == 4
     assert line_of("", ("a",)) is None
@@ -159,7 +166,7 @@ def test_json_documents() -> None:
     expected = next(i for i, t in enumerate(lines, 1) if '"kind"' in t)
     assert json_line_of(doc, ("links", 0, "queue", "kind")) == expected
     assert json_line_of(doc, "links[0].capacity_mbps") == next(
-        i for i, t in enumerate(lines, 1) if t.strip() == "{"  and i > 1
+        i for i, t in enumerate(lines, 1) if t.strip() == "{" and i > 1
     )
     assert json_line_of(doc, ("duration_s",)) == 2
     assert json_line_of('{"a": [1, 2', ("a", 1)) == 1
@@ -222,7 +229,7 @@ def _documents(draw: st.DrawFn) -> tuple[str, dict[tuple, int]]:
                 else:
                     where[(name, idx, key)] = emit(f"{key} = [")
                     for k in range(draw(st.integers(0, 3))):
-                        where[(name, idx, key, k)] = emit(f"  [{k}, \"x]\"],  # ]")
+                        where[(name, idx, key, k)] = emit(f'  [{k}, "x]"],  # ]')
                     emit("]")
     return "\n".join(lines) + "\n", where
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -49,28 +50,33 @@ def flows_table(report: Report) -> Table:
 
     blocks = any(kind_of(f.id) == "blocks" for f in report.flows)
     sized = any(kind_of(f.id) == "size" for f in report.flows)
-    table = Table(title="flows", title_justify="left", show_edge=False, pad_edge=False)
-    for name in ("flow / subflow", "protocol", "cc"):
-        table.add_column(name)
+    table = Table(
+        title="flows",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("flow / subflow", no_wrap=True)
+    table.add_column("protocol\ncc", no_wrap=True)
     for name in (
-        "goodput Mbit/s",
-        "delivered MB",
+        "goodput\nMbit/s",
+        "deliv.\nMB",
         "retx",
         "reinj",
-        "rwnd-lim s",
-        "srtt ms",
-        "max cwnd KB",
+        "rwnd\nlim s",
+        "srtt\nms",
+        "max cwnd\nKB",
     ):
         table.add_column(name, justify="right")
     if blocks:
-        table.add_column("latency p50/p99 ms", justify="right")
+        table.add_column("latency\np50/p99 ms", justify="right")
     if sized:
-        table.add_column("completion s", justify="right")
+        table.add_column("completion\ns", justify="right")
     for flow in report.flows:
         row = [
             flow.id,
-            flow.protocol,
-            flow.cc,
+            f"{flow.protocol} {flow.cc}",
             _fmt(flow.goodput_mbps, 3),
             _fmt(flow.bytes_delivered / 1e6, 2),
             str(flow.retransmits),
@@ -90,7 +96,6 @@ def flows_table(report: Report) -> Table:
             sub_row = [
                 f"  {sub.index}: {' > '.join(sub.path)}",
                 "",
-                "",
                 _fmt(sub.goodput_mbps, 3),
                 _fmt(sub.bytes_delivered / 1e6, 2),
                 str(sub.retransmits),
@@ -105,9 +110,15 @@ def flows_table(report: Report) -> Table:
 
 
 def links_table(report: Report) -> Table:
-    table = Table(title="links", title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column("link")
-    for name in ("utilization %", "drops", "loss rate %", "mean queue pkts", "max queue pkts"):
+    table = Table(
+        title="links",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("link", no_wrap=True)
+    for name in ("utilization\n%", "drops", "loss rate\n%", "mean queue\npkts", "max queue\npkts"):
         table.add_column(name, justify="right")
     for link in report.links:
         table.add_row(
@@ -132,12 +143,15 @@ def footer(report: Report) -> str:
 
 
 def print_report(report: Report, console: Console | None = None) -> None:
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console.width = max(console.width, 120)  # files and pipes: do not squeeze columns
     console.print(flows_table(report))
     console.print()
     console.print(links_table(report))
     console.print()
-    console.print(footer(report), style="dim")
+    console.print(footer(report), style="dim", highlight=False)
 
 
 def sim_command(

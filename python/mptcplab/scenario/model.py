@@ -20,6 +20,7 @@ import math
 import types
 import typing
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
@@ -97,14 +98,16 @@ def _invalid(field: str, message: str) -> PydanticCustomError:
 
 
 def _num(v: float) -> str:
-    """Format a number as Rust's ``{}`` does for f64 (``8`` for 8.0, ``0.5``, ``inf``, ``NaN``)."""
+    """Format a number as Rust's ``{}`` does for f64: shortest round-trip digits, never in
+    exponent form, no trailing ``.0`` (``8``, ``0.5``, ``-0.0000001``, ``inf``, ``NaN``)."""
     if math.isnan(v):
         return "NaN"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
-    if float(v).is_integer() and abs(v) < 1e16:
-        return str(int(v))
-    return repr(float(v))
+    text = format(Decimal(repr(float(v))), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
 
 
 def _finite_at_least(v: float, minimum: float, field: str, what: str) -> None:

@@ -1,0 +1,381 @@
+"""Scenarios that break one rule of ``Scenario::validate`` or of the serde types in
+crates/mpsim/src/scenario.rs, each with the field the rule names and its message as written
+there. Shared by the model tests and the Python/Rust agreement tests."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+BASE: dict[str, Any] = {
+    "duration_s": 30.0,
+    "links": [
+        {"id": "a", "capacity_mbps": 8.0, "delay_ms": 10.0},
+        {"id": "b", "capacity_mbps": 2.0, "delay_ms": 75.0},
+    ],
+    "flows": [{"id": "f", "protocol": "mptcp", "paths": [["a"], ["b"]]}],
+}
+
+
+def scenario(mutate: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
+    data = copy.deepcopy(BASE)
+    if mutate is not None:
+        mutate(data)
+    return data
+
+
+def link(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda d: d["links"][0].update(fields)
+
+
+def flow(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda d: d["flows"][0].update(fields)
+
+
+def tcp(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda d: d["flows"][0].setdefault("tcp", {}).update(fields)
+
+
+def top(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda d: d.update(fields)
+
+
+@dataclass(frozen=True)
+class Bad:
+    name: str
+    mutate: Callable[[dict[str, Any]], Any]
+    field: str
+    """Dotted path of the offending field."""
+    message: str | None = None
+    """The message of scenario.rs for a validate() rule; None for serde-level errors (types,
+    unknown fields), whose wording is serde's."""
+
+
+def _red(**over: Any) -> dict[str, Any]:
+    q = {"kind": "red", "min_packets": 5, "max_packets": 15, "max_p": 0.1, "limit_packets": 60}
+    q.update(over)
+    return q
+
+
+def _del_link_capacity(d: dict[str, Any]) -> None:
+    del d["links"][0]["capacity_mbps"]
+
+
+SEMANTIC: list[Bad] = [
+    Bad(
+        "zero duration",
+        top(duration_s=0),
+        "duration_s",
+        "expected a duration in seconds > 0, got 0",
+    ),
+    Bad("negative warm-up", top(warmup_s=-1), "warmup_s", "expected seconds ≥ 0, got -1"),
+    Bad(
+        "warm-up as long as the run",
+        top(warmup_s=30),
+        "warmup_s",
+        "expected a warm-up shorter than duration_s",
+    ),
+    Bad(
+        "zero trace interval",
+        top(trace_interval_ms=0),
+        "trace_interval_ms",
+        "expected milliseconds > 0, got 0",
+    ),
+    Bad("no links", lambda d: d.update(links=[]), "links", "expected at least one link"),
+    Bad("no flows", top(flows=[]), "flows", "expected at least one flow"),
+    Bad("empty link id", link(id=""), "links[0].id", "expected a non-empty link id"),
+    Bad(
+        "link id used twice",
+        lambda d: d["links"][1].update(id="a"),
+        "links[1].id",
+        "link id 'a' is used twice",
+    ),
+    Bad(
+        "negative capacity",
+        link(capacity_mbps=-8),
+        "links[0].capacity_mbps",
+        "expected a capacity in Mbit/s > 0, got -8",
+    ),
+    Bad(
+        "zero capacity",
+        link(capacity_mbps=0),
+        "links[0].capacity_mbps",
+        "expected a capacity in Mbit/s > 0, got 0",
+    ),
+    Bad(
+        "negative delay",
+        link(delay_ms=-0.5),
+        "links[0].delay_ms",
+        "expected a delay in ms ≥ 0, got -0.5",
+    ),
+    Bad("loss of one", link(loss=1.0), "links[0].loss", "expected a probability in [0, 1), got 1"),
+    Bad(
+        "negative loss",
+        link(loss=-0.01),
+        "links[0].loss",
+        "expected a probability in [0, 1), got -0.01",
+    ),
+    Bad(
+        "negative jitter",
+        link(jitter_ms=-1),
+        "links[0].jitter_ms",
+        "expected a jitter in ms ≥ 0, got -1",
+    ),
+    Bad(
+        "zero reverse capacity",
+        link(reverse_capacity_mbps=0),
+        "links[0].reverse_capacity_mbps",
+        "expected a capacity in Mbit/s > 0, got 0",
+    ),
+    Bad(
+        "reverse queue without capacity",
+        link(reverse_queue={"kind": "droptail", "packets": 10}),
+        "links[0].reverse_queue",
+        "a reverse queue needs reverse_capacity_mbps",
+    ),
+    Bad(
+        "droptail without size",
+        link(queue={"kind": "droptail"}),
+        "links[0].queue",
+        "a droptail queue takes exactly one of packets, bytes or ms",
+    ),
+    Bad(
+        "droptail with two sizes",
+        link(queue={"kind": "droptail", "packets": 5, "ms": 80}),
+        "links[0].queue",
+        "a droptail queue takes exactly one of packets, bytes or ms",
+    ),
+    Bad(
+        "droptail negative ms",
+        link(queue={"kind": "droptail", "ms": -1}),
+        "links[0].queue.ms",
+        "expected milliseconds ≥ 0, got -1",
+    ),
+    Bad(
+        "reverse droptail without size",
+        link(reverse_capacity_mbps=1, reverse_queue={"kind": "droptail"}),
+        "links[0].reverse_queue",
+        "a droptail queue takes exactly one of packets, bytes or ms",
+    ),
+    Bad(
+        "RED negative min",
+        link(queue=_red(min_packets=-1)),
+        "links[0].queue.min_packets",
+        "expected packets ≥ 0, got -1",
+    ),
+    Bad(
+        "RED max below min",
+        link(queue=_red(max_packets=5)),
+        "links[0].queue.max_packets",
+        "expected a threshold above min_packets (5), got 5",
+    ),
+    Bad(
+        "RED zero max_p",
+        link(queue=_red(max_p=0)),
+        "links[0].queue.max_p",
+        "expected a probability in (0, 1], got 0",
+    ),
+    Bad(
+        "RED max_p above one",
+        link(queue=_red(max_p=1.5)),
+        "links[0].queue.max_p",
+        "expected a probability in (0, 1], got 1.5",
+    ),
+    Bad(
+        "RED zero weight",
+        link(queue=_red(weight=0)),
+        "links[0].queue.weight",
+        "expected an EWMA weight in (0, 1], got 0",
+    ),
+    Bad(
+        "RED zero limit",
+        link(queue=_red(limit_packets=0)),
+        "links[0].queue.limit_packets",
+        "expected ≥ 1 packet",
+    ),
+    Bad("empty flow id", flow(id=""), "flows[0].id", "expected a non-empty flow id without '#'"),
+    Bad(
+        "flow id with #", flow(id="x#1"), "flows[0].id", "expected a non-empty flow id without '#'"
+    ),
+    Bad(
+        "flow id used twice",
+        lambda d: d["flows"].append({"id": "f", "protocol": "tcp", "paths": [["a"]]}),
+        "flows[1].id",
+        "flow id 'f' is used twice",
+    ),
+    Bad(
+        "no paths",
+        flow(paths=[]),
+        "flows[0].paths",
+        "expected at least one path (a list of link ids)",
+    ),
+    Bad(
+        "tcp over two paths",
+        flow(protocol="tcp"),
+        "flows[0].paths",
+        'a tcp flow takes exactly one path, got 2; use protocol = "mptcp"',
+    ),
+    Bad(
+        "33 subflows",
+        flow(paths=[["a"]] * 33),
+        "flows[0].paths",
+        "at most 32 subflows per connection",
+    ),
+    Bad(
+        "empty path",
+        flow(paths=[["a"], []]),
+        "flows[0].paths[1]",
+        "expected a non-empty list of link ids",
+    ),
+    Bad(
+        "missing link",
+        flow(paths=[["a"], ["wlan"]]),
+        "flows[0].paths[1][0]",
+        "unknown link 'wlan'; links are: a, b",
+    ),
+    Bad(
+        "link twice in a path",
+        flow(paths=[["a", "b", "a"]]),
+        "flows[0].paths[0][2]",
+        "link 'a' appears twice in one path",
+    ),
+    Bad(
+        "auto buffer with a size",
+        flow(rcvbuf="auto", rcvbuf_bytes=100000),
+        "flows[0].rcvbuf_bytes",
+        'rcvbuf = "auto" takes rcvbuf_max_bytes, not rcvbuf_bytes',
+    ),
+    Bad(
+        "fixed buffer without size",
+        flow(rcvbuf="fixed"),
+        "flows[0].rcvbuf_bytes",
+        'rcvbuf = "fixed" needs rcvbuf_bytes',
+    ),
+    Bad(
+        "receive buffer below a segment",
+        flow(rcvbuf_bytes=1000),
+        "flows[0].rcvbuf_bytes",
+        "expected at least one segment (1448 bytes), got 1000",
+    ),
+    Bad(
+        "send cap below a segment",
+        flow(sndbuf_max_bytes=10),
+        "flows[0].sndbuf_max_bytes",
+        "expected at least one segment (1448 bytes), got 10",
+    ),
+    Bad("zero count", flow(count=0), "flows[0].count", "expected a count ≥ 1"),
+    Bad("negative start", flow(start_s=-1), "flows[0].start_s", "expected seconds ≥ 0, got -1"),
+    Bad(
+        "negative join delay",
+        flow(join_delay_s=-0.25),
+        "flows[0].join_delay_s",
+        "expected seconds ≥ 0, got -0.25",
+    ),
+    Bad(
+        "zero block",
+        flow(app={"kind": "blocks", "block_bytes": 0}),
+        "flows[0].app.block_bytes",
+        "expected a block size ≥ 1 byte",
+    ),
+    Bad(
+        "zero transfer",
+        flow(app={"kind": "size", "bytes": 0}),
+        "flows[0].app.bytes",
+        "expected a transfer size ≥ 1 byte",
+    ),
+    Bad(
+        "zero initial window",
+        tcp(initial_window=0),
+        "flows[0].tcp.initial_window",
+        "expected ≥ 1 segment",
+    ),
+    Bad("zero ABC limit", tcp(abc_limit=0), "flows[0].tcp.abc_limit", "expected ≥ 1"),
+    Bad(
+        "zero min ssthresh",
+        tcp(min_ssthresh_segments=0),
+        "flows[0].tcp.min_ssthresh_segments",
+        "expected ≥ 1",
+    ),
+    Bad(
+        "zero oretx factor",
+        tcp(oretx_rtt_factor=0),
+        "flows[0].tcp.oretx_rtt_factor",
+        "expected a factor > 0, got 0",
+    ),
+]
+
+STRUCTURAL: list[Bad] = [
+    Bad("unknown top-level field", top(durration_s=3), "durration_s"),
+    Bad("unknown link field", link(capcity_mbps=3), "links[0].capcity_mbps"),
+    Bad("unknown queue field", link(queue={"kind": "droptail", "mss": 80}), "links[0].queue.mss"),
+    Bad("unknown tcp option", tcp(sack=True), "flows[0].tcp.sack"),
+    Bad("missing capacity", _del_link_capacity, "links[0].capacity_mbps"),
+    Bad("missing duration", lambda d: d.pop("duration_s"), "duration_s"),
+    Bad("unknown protocol", flow(protocol="udp"), "flows[0].protocol"),
+    Bad("unknown cc", flow(cc="vegas"), "flows[0].cc"),
+    Bad("unknown scheduler", flow(scheduler="blest"), "flows[0].scheduler"),
+    Bad("unknown queue kind", link(queue={"kind": "fifo", "ms": 80}), "links[0].queue"),
+    Bad("queue without kind", link(queue={"ms": 80}), "links[0].queue"),
+    Bad("unknown app kind", flow(app={"kind": "video"}), "flows[0].app"),
+    Bad("unknown trace", top(trace=["cwnd", "srtt"]), "trace[1]"),
+    Bad("float for an integer", flow(rcvbuf_bytes=4.0e6), "flows[0].rcvbuf_bytes"),
+    Bad("string for a number", link(capacity_mbps="8"), "links[0].capacity_mbps"),
+    Bad("number for a bool", flow(opportunistic_retransmit=1), "flows[0].opportunistic_retransmit"),
+    Bad("negative count", flow(count=-1), "flows[0].count"),
+    Bad("count beyond u32", flow(count=2**32), "flows[0].count"),
+    Bad("negative seed", top(seed=-1), "seed"),
+    Bad("path not a list", flow(paths=[["a"], "b"]), "flows[0].paths[1]"),
+    Bad("link id not a string", link(id=1), "links[0].id"),
+    Bad("size app without bytes", flow(app={"kind": "size"}), "flows[0].app.bytes"),
+]
+
+GOOD: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
+    ("base", lambda d: None),
+    ("loss just below one", link(loss=0.999)),
+    ("zero-size ms queue", link(queue={"kind": "droptail", "ms": 0})),
+    ("RED with max_p one", link(queue=_red(max_p=1.0, gentle=False, instantaneous=True))),
+    (
+        "reverse direction",
+        link(reverse_capacity_mbps=1, reverse_queue={"kind": "droptail", "bytes": 30000}),
+    ),
+    ("integer for a number", link(capacity_mbps=8, delay_ms=0)),
+    ("count and apps", flow(count=3, app={"kind": "blocks"})),
+    ("size app", flow(app={"kind": "size", "bytes": 1})),
+    ("buffers of one segment", flow(rcvbuf="fixed", rcvbuf_bytes=1448, sndbuf_bytes=1448)),
+    ("auto buffer with a cap", flow(rcvbuf="auto", rcvbuf_max_bytes=1 << 22)),
+    ("32 subflows", flow(paths=[["a"]] * 32)),
+    ("the largest seed", top(seed=2**64 - 1)),
+    ("all traces", top(trace=["cwnd", "rwnd", "queue", "blocks", "cwnd"], trace_interval_ms=1)),
+    (
+        "every tcp option",
+        tcp(
+            initial_window=1,
+            delayed_ack=True,
+            rto_policy="rfc6298",
+            abc_limit=1,
+            count_mode="per_segment",
+            recovery_uses_ssthresh=False,
+            min_ssthresh_segments=1,
+            cwnd_limited_gate=False,
+            oretx_rtt_factor=0.5,
+            oretx_small_cwnd=0,
+        ),
+    ),
+    (
+        "tcp with a coupled cc",
+        lambda d: d["flows"].append(
+            {
+                "id": "t",
+                "protocol": "tcp",
+                "cc": "olia",
+                "paths": [["b"]],
+                "start_s": 1,
+                "join_delay_s": 0,
+                "penalization": "off",
+                "opportunistic_retransmit": False,
+            }
+        ),
+    ),
+]

@@ -1,0 +1,275 @@
+"""Templates build the networks their sources describe (spec §4.6, §5.4, §5.6): capacities,
+delays, buffers, paths and populations are checked against the published values."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import pytest
+
+from mptcplab.errors import UserError
+from mptcplab.scenario import templates as t
+from mptcplab.scenario.model import DropTailQueue, RedQueue, Scenario
+
+
+def _path_rtt_ms(s: Scenario, path: list[str]) -> float:
+    """Propagation RTT: the reverse direction has the same delay as the forward one."""
+    return 2.0 * sum(s.link(hop).delay_ms for hop in path)
+
+
+def _buffer_bytes(s: Scenario, link_id: str) -> float:
+    link = s.link(link_id)
+    assert isinstance(link.queue, DropTailQueue) and link.queue.ms is not None
+    return link.capacity_mbps * 1e6 / 8 * link.queue.ms / 1e3
+
+
+# ---- CoNEXT 2013 -----------------------------------------------------------------------------
+
+
+def test_two_path_links_follow_the_factors() -> None:
+    s = t.two_path(
+        capacity_mbps=(10, 2.5), rtt_ms=(20, 150), queuing_delay_ms=(50, 800), loss=(0.01, 0)
+    )
+    a, b = s.links
+    assert (a.capacity_mbps, b.capacity_mbps) == (10, 2.5)
+    assert (a.delay_ms, b.delay_ms) == (10, 75)  # one-way = RTT / 2
+    assert a.queue == DropTailQueue(ms=50) and b.queue == DropTailQueue(ms=800)
+    assert (a.loss, b.loss) == (0.01, 0)
+    (flow,) = s.flows
+    assert flow.protocol == "mptcp" and flow.paths == [[a.id], [b.id]]
+    assert [_path_rtt_ms(s, p) for p in flow.paths] == [20, 150]
+
+
+def test_two_path_rtt_20_gives_10_ms_each_way() -> None:
+    s = t.two_path(rtt_ms=20, queuing_delay_ms=80)
+    assert [link.delay_ms for link in s.links] == [10, 10]
+    assert [link.queue for link in s.links] == [DropTailQueue(ms=80)] * 2
+
+
+def test_two_path_connection_options() -> None:
+    s = t.two_path(cc="olia", rcvbuf=131072, penalization="off", opportunistic_retransmit=False)
+    f = s.flows[0]
+    assert (f.cc, f.rcvbuf_bytes, f.rcvbuf_mode()) == ("olia", 131072, "fixed")
+    assert (f.penalization, f.opportunistic_retransmit) == ("off", False)
+    auto = t.two_path().flows[0]
+    assert auto.rcvbuf == "auto" and auto.rcvbuf_bytes is None
+    assert t.two_path(duration_s=60).duration_s == 60  # the study's 60 s iperf runs
+
+
+def test_two_path_refuses_tcp() -> None:
+    with pytest.raises(UserError) as info:
+        t.two_path(protocol="tcp")
+    assert info.value.field == "protocol" and "single_path" in info.value.detail
+
+
+@pytest.mark.parametrize("path", [0, 1])
+def test_single_path_is_two_path_with_one_tcp_subflow(path: int) -> None:
+    params: dict[str, Any] = {
+        "capacity_mbps": (10, 3),
+        "rtt_ms": (20, 60),
+        "queuing_delay_ms": (10, 100),
+        "loss": (0, 0.01),
+        "seed": 4,
+        "duration_s": 30,
+    }
+    ref = t.single_path(path=path, **params)
+    multi = t.two_path(**params)
+    assert ref.links == multi.links
+    (flow,) = ref.flows
+    assert flow.protocol == "tcp" and flow.cc == "reno"
+    assert flow.paths == [multi.flows[0].paths[path]]
+    assert (ref.seed, ref.duration_s) == (4, 30)
+
+
+def test_three_bottleneck_ring() -> None:
+    s = t.three_bottleneck(capacity_mbps=(5, 10, 20), rtt_ms=(10, 20, 40))
+    assert [link.capacity_mbps for link in s.links] == [5, 10, 20]
+    one_hop: dict[str, int] = {}
+    two_hop: dict[str, int] = {}
+    for flow in s.flows:
+        assert flow.protocol == "mptcp"
+        short, long_ = sorted(flow.paths, key=len)
+        assert len(short) == 1 and len(long_) == 2 and short[0] not in long_
+        one_hop[short[0]] = one_hop.get(short[0], 0) + 1
+        for hop in long_:
+            two_hop[hop] = two_hop.get(hop, 0) + 1
+        # A two-hop subflow's propagation RTT is the sum of its bottlenecks' RTTs.
+        rtts = {"bottleneck0": 10, "bottleneck1": 20, "bottleneck2": 40}
+        assert _path_rtt_ms(s, long_) == sum(rtts[h] for h in long_)
+    ids = {link.id for link in s.links}
+    assert one_hop == dict.fromkeys(ids, 1)
+    assert two_hop == dict.fromkeys(ids, 2)
+
+
+# ---- draft-khalili-mptcp-performance-issues-06 ----------------------------------------------
+
+
+@pytest.mark.parametrize("capacity", [10.0, 30.0, 1.0, 27.0])
+def test_red_profile_of_the_draft(capacity: float) -> None:
+    # 10 Mbit/s: 25/50 MSS, max_p 0.1, p -> 1 at 100 MSS; thresholds scale with C / 10 Mbit/s.
+    q = t.red_profile(capacity)
+    k = capacity / 10
+    assert (q.min_packets, q.max_packets, q.max_p) == pytest.approx((25 * k, 50 * k, 0.1))
+    assert q.gentle and q.weight == 0.002 and not q.instantaneous
+    assert q.limit_packets >= 100 * k  # the physical buffer holds the gentle region
+
+
+def test_red_profile_30_mbps_example() -> None:
+    q = t.red_profile(30)
+    assert (q.min_packets, q.max_packets, 2 * q.max_packets) == (75, 150, 300)
+
+
+@pytest.mark.parametrize("n1", [10, 30])
+def test_shared_ap_scenario_a(n1: int) -> None:
+    s = t.shared_ap(n1=n1, n2=10, c1_mbps=1, c2_mbps=1, rtt_ms=150)
+    assert s.link("server").capacity_mbps == n1 * 1
+    assert s.link("ap").capacity_mbps == 10 * 1
+    for bottleneck in ("server", "ap"):
+        q = s.link(bottleneck).queue
+        assert isinstance(q, RedQueue)
+        assert q == t.red_profile(s.link(bottleneck).capacity_mbps)
+    type1, type2 = s.flow("type1"), s.flow("type2")
+    assert (type1.count, type2.count) == (n1, 10)
+    assert type1.protocol == "mptcp" and type1.cc == "lia" and type2.protocol == "tcp"
+    # The second subflow goes through the AP and then the server-side bottleneck.
+    assert all("server" in p for p in type1.paths)
+    assert sum("ap" in p for p in type1.paths) == 1
+    assert all("server" not in p and "ap" in p for p in type2.paths)
+    for flow in s.flows:
+        for path in flow.paths:
+            assert _path_rtt_ms(s, path) == pytest.approx(150)
+    # The private access is never the bottleneck.
+    assert s.link("access1").capacity_mbps >= 10 * s.link("server").capacity_mbps
+
+
+def test_shared_ap_single_path_column() -> None:
+    s = t.shared_ap(multipath=False, cc="olia")
+    assert s.flow("type1").protocol == "tcp" and s.flow("type1").paths == [["server", "access1"]]
+
+
+def test_multihomed_isp_scenario_b() -> None:
+    s = t.multihomed_isp()
+    caps = {link.id: link.capacity_mbps for link in s.links}
+    assert caps == {"X": 27, "Y": 100, "Z": 100, "T": 36}
+    assert caps["X"] + caps["T"] == 63  # the cut-set bound of the draft
+    blue, red = s.flow("blue"), s.flow("red")
+    assert (blue.count, red.count) == (15, 15)
+    assert sorted(map(sorted, blue.paths)) == [["T", "Y", "Z"], ["X", "Z"]]
+    assert red.protocol == "tcp" and [sorted(p) for p in red.paths] == [["T", "Y"]]
+    both = t.multihomed_isp(red_multipath=True).flow("red")
+    assert both.protocol == "mptcp" and sorted(map(sorted, both.paths)) == [["T", "X"], ["T", "Y"]]
+    for scenario in (s, t.multihomed_isp(red_multipath=True, rtt_ms=100)):
+        rtt = 150 if scenario is s else 100
+        for flow in scenario.flows:
+            for path in flow.paths:
+                assert _path_rtt_ms(scenario, path) == pytest.approx(rtt)
+        assert all(isinstance(link.queue, RedQueue) for link in scenario.links)
+
+
+@pytest.mark.parametrize("n1", [10, 30])
+def test_two_ap_scenario_c(n1: int) -> None:
+    s = t.two_ap(n1=n1, n2=10)
+    assert (s.link("ap1").capacity_mbps, s.link("ap2").capacity_mbps) == (n1, 10)
+    multi, single = s.flow("multipath"), s.flow("singlepath")
+    assert (multi.count, single.count) == (n1, 10)
+    assert multi.paths == [["ap1"], ["ap2"]] and single.paths == [["ap2"]]
+    assert single.protocol == "tcp" and multi.protocol == "mptcp"
+    assert all(_path_rtt_ms(s, p) == 150 for f in s.flows for p in f.paths)
+
+
+# ---- NSDI 2012 WiFi/3G ----------------------------------------------------------------------
+
+
+def test_wifi_3g_paper_values() -> None:
+    s = t.wifi_3g()
+    wifi, cell = s.link("wifi"), s.link("3g")
+    assert (wifi.capacity_mbps, _path_rtt_ms(s, ["wifi"])) == (8, 20)
+    assert (cell.capacity_mbps, _path_rtt_ms(s, ["3g"])) == (2, 150)
+    assert _buffer_bytes(s, "wifi") == pytest.approx(80_000)  # 80 ms = 80 KB
+    assert _buffer_bytes(s, "3g") == pytest.approx(500_000)  # 2 s = 500 KB
+    (flow,) = s.flows
+    assert flow.protocol == "mptcp" and flow.paths == [["wifi"], ["3g"]]
+    assert flow.app.kind == "blocks" and flow.app.block_bytes == 8 * 1024
+    assert flow.rcvbuf_mode() == "fixed" and flow.rcvbuf_bytes == 32 * 1024
+    assert flow.sndbuf_bytes == 200 * 1024
+    assert (flow.penalization, flow.opportunistic_retransmit) == ("nsdi12", True)
+    assert "blocks" in s.trace
+
+
+@pytest.mark.parametrize("path", ["wifi", "3g"])
+def test_wifi_3g_tcp_references(path: str) -> None:
+    s = t.wifi_3g(path=path, rcvbuf_bytes=30_000)
+    (flow,) = s.flows
+    assert flow.protocol == "tcp" and flow.paths == [[path]] and flow.cc_kind() == "reno"
+    assert flow.rcvbuf_bytes == 30_000 and flow.penalization is None
+    assert s.links == t.wifi_3g().links
+
+
+def test_wifi_3g_tcp_needs_a_path() -> None:
+    with pytest.raises(UserError) as info:
+        t.wifi_3g(protocol="tcp")
+    assert info.value.field == "protocol"
+
+
+# ---- the registry ---------------------------------------------------------------------------
+
+
+def test_every_template_is_keyword_only_documented_and_registered() -> None:
+    for name, fn in t.TEMPLATES.items():
+        assert fn.__name__ == name
+        params = inspect.signature(fn).parameters.values()
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), name
+        assert all(p.default is not inspect.Parameter.empty for p in params), name
+        doc = inspect.getdoc(fn) or ""
+        assert "spec §" in doc or "spec §" in (inspect.getmodule(fn).__doc__ or ""), name
+        assert isinstance(t.make(name), Scenario)
+
+
+def test_make_by_name_equals_the_direct_call() -> None:
+    assert t.make("shared_ap", n1=30) == t.shared_ap(n1=30)
+    assert t.make("two_path", capacity_mbps=[1, 2]) == t.two_path(capacity_mbps=(1, 2))
+
+
+def test_make_unknown_template_lists_the_known_ones() -> None:
+    with pytest.raises(UserError) as info:
+        t.make("two_paths")
+    msg = info.value.detail
+    assert "did you mean 'two_path'?" in msg
+    assert all(name in msg for name in t.TEMPLATES)
+
+
+def test_make_unknown_parameter_lists_the_accepted_ones() -> None:
+    with pytest.raises(UserError) as info:
+        t.make("two_path", capacity=(1, 2))
+    err = info.value
+    assert err.field == "capacity" and "did you mean 'capacity_mbps'?" in err.detail
+    assert all(p in err.detail for p in t.parameters("two_path"))
+
+
+@pytest.mark.parametrize(
+    "name,params,field",
+    [
+        ("two_path", {"capacity_mbps": (1, 2, 3)}, "capacity_mbps"),
+        ("two_path", {"capacity_mbps": (1, 0)}, "capacity_mbps[1]"),
+        ("two_path", {"rtt_ms": "fast"}, "rtt_ms"),
+        ("two_path", {"loss": (0, math.nan)}, "loss[1]"),
+        ("two_path", {"loss": (0, 1.0)}, "links[1].loss"),
+        ("two_path", {"cc": "vegas"}, "cc"),
+        ("two_path", {"rcvbuf": "big"}, "rcvbuf"),
+        ("two_path", {"app": {"kind": "size"}}, "app.bytes"),
+        ("two_path", {"warmup_s": 60}, "warmup_s"),
+        ("single_path", {"path": 2}, "path"),
+        ("shared_ap", {"n1": 0}, "n1"),
+        ("shared_ap", {"multipath": "yes"}, "multipath"),
+        ("multihomed_isp", {"ct_mbps": -1}, "ct_mbps"),
+        ("wifi_3g", {"path": "lte"}, "path"),
+        ("wifi_3g", {"trace": "blocks"}, "trace"),
+    ],
+)
+def test_bad_parameters_name_the_parameter(name: str, params: dict, field: str) -> None:
+    with pytest.raises(UserError) as info:
+        t.make(name, **params)
+    assert info.value.field == field
+    assert "\n" not in str(info.value)

@@ -1,0 +1,150 @@
+"""``mptcplab sim``: bad input gives one line on stderr and exit code 2; good input gives the
+report (JSON fields of report.rs, or tables)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mptcplab import sim
+from mptcplab.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "scenarios" / "default.toml"
+needs_engine = pytest.mark.skipif(not sim.available(), reason="simulator extension not built")
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch) -> tuple:
+    monkeypatch.setattr(sys, "argv", ["mptcplab", *argv])
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _bad_file(tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
+    text = DEFAULT.read_text()
+    assert old in text
+    bad = text.replace(old, new)
+    path = tmp_path / "bad.toml"
+    path.write_text(bad)
+    line = next(i for i, t in enumerate(bad.splitlines(), 1) if new.split("\n")[0] in t)
+    return path, line
+
+
+@pytest.mark.parametrize(
+    "old,new,field,expected",
+    [
+        (
+            "capacity_mbps = 8.0",
+            "capcity_mbps = 8.0",
+            "links[0].capcity_mbps",
+            "unknown field 'capcity_mbps' (did you mean 'capacity_mbps'?)",
+        ),
+        (
+            'paths = [["wifi"]]',
+            'paths = [["wlan"]]',
+            "flows[0].paths[0][0]",
+            "unknown link 'wlan'; links are: wifi",
+        ),
+        (
+            "capacity_mbps = 8.0",
+            "capacity_mbps = -8.0",
+            "links[0].capacity_mbps",
+            "expected a capacity in Mbit/s > 0, got -8",
+        ),
+        ("loss = 0.0", "loss = 1.5", "links[0].loss", "expected a probability in [0, 1), got 1.5"),
+    ],
+    ids=["unknown field", "missing link", "negative capacity", "loss above one"],
+)
+def test_bad_scenario_exits_2_with_one_line(
+    tmp_path: Path, capsys, monkeypatch, old: str, new: str, field: str, expected: str
+) -> None:
+    path, line = _bad_file(tmp_path, old, new)
+    code, out, err = run_cli(["sim", str(path)], capsys, monkeypatch)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"error: {path}:{line}: {field}: {expected}")
+
+
+def test_bad_options_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, _, err = run_cli(["sim", str(DEFAULT), "--trace", "cwnd,srtt"], capsys, monkeypatch)
+    assert code == 2 and "--trace" in err and "srtt" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(["sim", str(tmp_path / "none.toml")], capsys, monkeypatch)
+    assert code == 2 and "no such file" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(["sim", str(DEFAULT), "--duration", "-1"], capsys, monkeypatch)
+    assert code == 2 and "duration_s" in err and len(err.strip().splitlines()) == 1
+
+
+def test_installed_command_exit_code(tmp_path: Path) -> None:
+    path, line = _bad_file(tmp_path, "loss = 0.0", "loss = 1.0")
+    exe = Path(sys.executable).with_name("mptcplab")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "mptcplab.cli"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), COLUMNS="100")
+    proc = subprocess.run([*cmd, "sim", str(path)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"error: {path}:{line}: links[0].loss: expected a probability in [0, 1), got 1"
+    )
+    assert "Traceback" not in proc.stderr
+
+
+@needs_engine
+def test_json_report_has_the_documented_fields(capsys, monkeypatch, tmp_path: Path) -> None:
+    out_file = tmp_path / "r.json"
+    code, out, err = run_cli(
+        ["sim", str(DEFAULT), "--json", "--duration", "5", "-o", str(out_file)],
+        capsys,
+        monkeypatch,
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report == json.loads(out_file.read_text())
+    assert report["format_version"] == 1
+    assert isinstance(report["events"], int) and report["events"] > 0
+    assert report["wall_s"] >= 0
+    assert report["scenario"]["duration_s"] == 5
+    (flow,) = report["flows"]
+    assert flow["id"] == "laptop"
+    for key in ("goodput_mbps", "bytes_delivered"):
+        assert key in flow
+    (sub,) = flow["subflows"]
+    for key in ("goodput_mbps", "retransmits"):
+        assert key in sub
+    (link,) = report["links"]
+    assert link["id"] == "wifi"
+    for key in ("utilization", "drops", "loss_rate"):
+        assert key in link
+    # An 8 Mbit/s link: goodput is positive and below the link rate (an independent bound).
+    assert 0 < flow["goodput_mbps"] <= 8.0
+    assert 0 <= link["utilization"] <= 1 and 0 <= link["loss_rate"] < 1
+
+
+@needs_engine
+def test_tables(capsys, monkeypatch) -> None:
+    code, out, err = run_cli(
+        ["sim", str(DEFAULT), "--duration", "3", "--seed", "3"], capsys, monkeypatch
+    )
+    assert code == 0, err
+    for text in ("flows", "links", "laptop", "0: wifi", "events/s", "seed 3", "goodput"):
+        assert text in out
+
+
+@needs_engine
+def test_count_gives_numbered_flows(tmp_path: Path, capsys, monkeypatch) -> None:
+    path = tmp_path / "count.toml"
+    path.write_text(
+        DEFAULT.read_text().replace('id = "laptop"', 'id = "x"').replace("count = 1 ", "count = 3 ")
+    )
+    code, out, err = run_cli(["sim", str(path), "--json", "--duration", "2"], capsys, monkeypatch)
+    assert code == 0, err
+    assert [f["id"] for f in json.loads(out)["flows"]] == ["x#0", "x#1", "x#2"]

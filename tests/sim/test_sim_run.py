@@ -1,0 +1,113 @@
+"""``mptcplab.sim``: inputs it accepts, overrides, determinism, and how simulator rejections
+become located user errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from mptcplab import sim
+from mptcplab.errors import UserError
+from mptcplab.scenario import load_scenario, templates
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "scenarios" / "default.toml"
+needs_engine = pytest.mark.skipif(not sim.available(), reason="simulator extension not built")
+
+
+class _Rejection(Exception):
+    def __init__(self, field: str, detail: str) -> None:
+        super().__init__(f"{field}: {detail}")
+        self.field = field
+        self.detail = detail
+
+
+def _rejecting(field: str, detail: str) -> SimpleNamespace:
+    """A native module that rejects every scenario, as the simulator does for a rule the Python
+    model would not know about."""
+
+    def run(_: str) -> str:
+        raise _Rejection(field, detail)
+
+    return SimpleNamespace(run=run, ScenarioError=_Rejection, __version__="test")
+
+
+def test_simulator_rejection_becomes_a_located_user_error(monkeypatch) -> None:
+    monkeypatch.setattr(sim, "_native", lambda: _rejecting("links[0].delay_ms", "too long"))
+    with pytest.raises(UserError) as info:
+        sim.run(DEFAULT)
+    err = info.value
+    line = next(i for i, t in enumerate(DEFAULT.read_text().splitlines(), 1) if "delay_ms" in t)
+    assert (err.file, err.line, err.field, err.detail) == (
+        str(DEFAULT),
+        line,
+        "links[0].delay_ms",
+        "too long",
+    )
+    with pytest.raises(UserError) as info:
+        sim.run(templates.two_path())
+    assert info.value.field == "links[0].delay_ms" and info.value.line is None
+
+
+def test_run_json_rejects_bad_text_before_the_simulator(monkeypatch) -> None:
+    monkeypatch.setattr(sim, "_native", lambda: pytest.fail("simulator called"))
+    with pytest.raises(UserError) as info:
+        sim.run_json('{\n"duration_s": 0,\n"links": [], "flows": []}')
+    assert info.value.field == "duration_s" and info.value.line == 2
+    with pytest.raises(UserError):
+        sim.run_json("not json")
+    with pytest.raises(TypeError):
+        sim.run(42)  # type: ignore[arg-type]
+
+
+def test_missing_extension_is_reported(monkeypatch) -> None:
+    def missing() -> None:
+        raise sim.SimulatorUnavailable("not built")
+
+    monkeypatch.setattr(sim, "_native", missing)
+    assert not sim.available()
+    with pytest.raises(sim.SimulatorUnavailable):
+        sim.run(DEFAULT)
+
+
+@needs_engine
+def test_inputs_give_the_same_report() -> None:
+    scenario = load_scenario(DEFAULT).model_copy(update={"duration_s": 3.0})
+    a = sim.run(scenario)
+    b = sim.run(scenario.to_dict())
+    c = sim.run_json(scenario.to_json())
+    for r in (a, b):
+        r.wall_s = None
+    c.pop("wall_s")
+    assert a == b
+    assert a.to_dict() == json.loads(json.dumps(c))
+    assert a.scenario == scenario
+
+
+@needs_engine
+def test_same_seed_same_report_bit_for_bit() -> None:
+    first = sim.run(DEFAULT, duration_s=3, seed=11).to_dict()
+    second = sim.run(DEFAULT, duration_s=3, seed=11).to_dict()
+    for r in (first, second):
+        r.pop("wall_s")
+    assert json.dumps(first) == json.dumps(second)
+    assert first["seed"] == 11 and first["scenario"]["duration_s"] == 3
+
+
+@needs_engine
+def test_overrides_and_traces() -> None:
+    r = sim.run(DEFAULT, duration_s=2, trace=["cwnd", "queue"])
+    assert r.scenario.trace == ["cwnd", "queue"]
+    assert r.traces is not None and r.traces.cwnd and r.traces.queue
+    assert r.measured_s == pytest.approx(2.0)
+    with pytest.raises(UserError) as info:
+        sim.run(DEFAULT, trace=["srtt"])
+    assert info.value.field == "trace[0]"
+
+
+@needs_engine
+def test_version() -> None:
+    assert sim.version() == sim.run(DEFAULT, duration_s=1).mpsim_version

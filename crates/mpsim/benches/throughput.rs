@@ -23,24 +23,42 @@ fn flows(id: &str, protocol: &str, cc: &str, paths: Value, count: u32) -> Value 
 
 fn cases() -> Vec<(&'static str, Value)> {
     vec![
-        ("A: 1 Reno, 100 Mbit/s, 20 ms RTT, 60 s", json!({"duration_s": 60.0,
+        (
+            "A: 1 Reno, 100 Mbit/s, 20 ms RTT, 60 s",
+            json!({"duration_s": 60.0,
             "links": [bottleneck("l", 100.0, 20.0)],
-            "flows": [flows("t", "tcp", "reno", json!([["l"]]), 1)]})),
-        ("40 Reno over two 100 Mbit/s bottlenecks, 60 s", json!({"duration_s": 60.0,
+            "flows": [flows("t", "tcp", "reno", json!([["l"]]), 1)]}),
+        ),
+        (
+            "40 Reno over two 100 Mbit/s bottlenecks, 60 s",
+            json!({"duration_s": 60.0,
             "links": [bottleneck("x", 100.0, 20.0), bottleneck("y", 100.0, 40.0)],
-            "flows": [flows("a", "tcp", "reno", json!([["x"]]), 20), flows("b", "tcp", "reno", json!([["y"]]), 20)]})),
-        ("B: 1 MPTCP LIA, 10 Mbit/s·20 ms + 2 Mbit/s·150 ms, 60 s", json!({"duration_s": 60.0,
+            "flows": [flows("a", "tcp", "reno", json!([["x"]]), 20), flows("b", "tcp", "reno", json!([["y"]]), 20)]}),
+        ),
+        (
+            "B: 1 MPTCP LIA, 10 Mbit/s·20 ms + 2 Mbit/s·150 ms, 60 s",
+            json!({"duration_s": 60.0,
             "links": [bottleneck("w", 10.0, 20.0), bottleneck("g", 2.0, 150.0)],
-            "flows": [flows("m", "mptcp", "lia", json!([["w"], ["g"]]), 1)]})),
-        ("C: 1 MPTCP LIA, 2 × 100 Mbit/s·20 ms, 60 s", json!({"duration_s": 60.0,
+            "flows": [flows("m", "mptcp", "lia", json!([["w"], ["g"]]), 1)]}),
+        ),
+        (
+            "C: 1 MPTCP LIA, 2 × 100 Mbit/s·20 ms, 60 s",
+            json!({"duration_s": 60.0,
             "links": [bottleneck("x", 100.0, 20.0), bottleneck("y", 100.0, 20.0)],
-            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 1)]})),
-        ("D: 30 MPTCP LIA + 10 Reno, 100 Mbit/s·20 ms + 100 Mbit/s·40 ms, 60 s", json!({"duration_s": 60.0,
+            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 1)]}),
+        ),
+        (
+            "D: 30 MPTCP LIA + 10 Reno, 100 Mbit/s·20 ms + 100 Mbit/s·40 ms, 60 s",
+            json!({"duration_s": 60.0,
             "links": [bottleneck("x", 100.0, 20.0), bottleneck("y", 100.0, 40.0)],
-            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 30), flows("t", "tcp", "reno", json!([["x"]]), 10)]})),
-        ("E: 3000 MPTCP LIA + 1000 Reno, 2 × 1 Gbit/s (20, 40 ms), 10 s", json!({"duration_s": 10.0,
+            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 30), flows("t", "tcp", "reno", json!([["x"]]), 10)]}),
+        ),
+        (
+            "E: 3000 MPTCP LIA + 1000 Reno, 2 × 1 Gbit/s (20, 40 ms), 10 s",
+            json!({"duration_s": 10.0,
             "links": [bottleneck("x", 1000.0, 20.0), bottleneck("y", 1000.0, 40.0)],
-            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 3000), flows("t", "tcp", "reno", json!([["x"]]), 1000)]})),
+            "flows": [flows("m", "mptcp", "lia", json!([["x"], ["y"]]), 3000), flows("t", "tcp", "reno", json!([["x"]]), 1000)]}),
+        ),
     ]
 }
 

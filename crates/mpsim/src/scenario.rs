@@ -176,10 +176,11 @@ pub enum CountMode {
 }
 
 /// What the application does.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum AppSpec {
     /// Always has data to send.
+    #[default]
     Bulk,
     /// Writes blocks of `block_bytes` back to back; records each block's latency from write to
     /// complete read at the receiver.
@@ -193,12 +194,6 @@ pub enum AppSpec {
 
 fn default_block_bytes() -> u64 {
     8192
-}
-
-impl Default for AppSpec {
-    fn default() -> Self {
-        AppSpec::Bulk
-    }
 }
 
 /// One flow (or `count` identical flows).
@@ -526,10 +521,10 @@ impl Scenario {
                 finite_at_least(d, 0.0, f("join_delay_s"), "seconds ≥ 0")?;
             }
             match fl.app {
-                AppSpec::Blocks { block_bytes } if block_bytes == 0 => {
+                AppSpec::Blocks { block_bytes: 0 } => {
                     return Err(err(f("app.block_bytes"), "expected a block size ≥ 1 byte"))
                 }
-                AppSpec::Size { bytes } if bytes == 0 => {
+                AppSpec::Size { bytes: 0 } => {
                     return Err(err(f("app.bytes"), "expected a transfer size ≥ 1 byte"))
                 }
                 _ => {}

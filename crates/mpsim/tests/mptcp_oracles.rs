@@ -20,8 +20,19 @@ fn uncoupled_mptcp_aggregates_two_disjoint_paths() {
         "flows": [mptcp_flow("m", "reno", json!([["a"], ["b"]]))]
     }));
     let f = flow(&r, "m");
-    println!("goodput {:.3} Mbit/s, subflows {:?}", f.goodput_mbps, f.subflows.iter().map(|s| s.goodput_mbps).collect::<Vec<_>>());
-    assert!(f.goodput_mbps >= 0.9 * 20.0, "goodput {} < 90 % of 20 Mbit/s", f.goodput_mbps);
+    println!(
+        "goodput {:.3} Mbit/s, subflows {:?}",
+        f.goodput_mbps,
+        f.subflows
+            .iter()
+            .map(|s| s.goodput_mbps)
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        f.goodput_mbps >= 0.9 * 20.0,
+        "goodput {} < 90 % of 20 Mbit/s",
+        f.goodput_mbps
+    );
 }
 
 fn jittery_access(id: &str) -> Value {
@@ -58,7 +69,10 @@ fn coupled_congestion_control_does_no_harm_at_a_shared_bottleneck() {
     }
     for (cc, ratio) in rows {
         if cc == "reno" {
-            assert!(ratio > 1.5, "uncoupled should take clearly more than one share: {ratio}");
+            assert!(
+                ratio > 1.5,
+                "uncoupled should take clearly more than one share: {ratio}"
+            );
         } else {
             assert!((0.75..=1.33).contains(&ratio), "{cc}: MPTCP/TCP = {ratio}");
         }
@@ -115,7 +129,10 @@ fn disjoint_loss_run(cc: &str, p: [f64; 2], rtt_s: f64, seed: u64) -> (f64, f64)
     }));
     let f = flow(&r, "m");
     let seg_rate = |mbps: f64| mbps * 1e6 / 8.0 / MSS;
-    (seg_rate(f.subflows[0].goodput_mbps), seg_rate(f.subflows[1].goodput_mbps))
+    (
+        seg_rate(f.subflows[0].goodput_mbps),
+        seg_rate(f.subflows[1].goodput_mbps),
+    )
 }
 
 /// With 1 % loss on one path and 0.1 % on the other (equal RTTs of 100 ms), the coupled
@@ -141,26 +158,50 @@ fn coupled_algorithms_shift_traffic_to_the_cleaner_path() {
             x1 += b / 2.0;
         }
         lines.push(format!("{cc:6} measured ({x0:7.2}, {x1:7.2}) seg/s"));
-        assert!(x1 > 3.0 * x0, "{cc}: the cleaner path must carry most traffic: {x0} vs {x1}");
+        assert!(
+            x1 > 3.0 * x0,
+            "{cc}: the cleaner path must carry most traffic: {x0} vs {x1}"
+        );
         match cc {
             "lia" => {
-                lines.push(format!("       fixed point ({:7.2}, {:7.2})", lia[0], lia[1]));
+                lines.push(format!(
+                    "       fixed point ({:7.2}, {:7.2})",
+                    lia[0], lia[1]
+                ));
                 for i in 0..2 {
                     let m = [x0, x1][i];
-                    assert!((m / lia[i] - 1.0).abs() <= 0.2, "lia path {i}: {m} vs {}", lia[i]);
+                    assert!(
+                        (m / lia[i] - 1.0).abs() <= 0.2,
+                        "lia path {i}: {m} vs {}",
+                        lia[i]
+                    );
                 }
             }
             "balia" => {
-                lines.push(format!("       fixed point ({:7.2}, {:7.2})", balia[0], balia[1]));
+                lines.push(format!(
+                    "       fixed point ({:7.2}, {:7.2})",
+                    balia[0], balia[1]
+                ));
                 for i in 0..2 {
                     let m = [x0, x1][i];
-                    assert!((m / balia[i] - 1.0).abs() <= 0.2, "balia path {i}: {m} vs {}", balia[i]);
+                    assert!(
+                        (m / balia[i] - 1.0).abs() <= 0.2,
+                        "balia path {i}: {m} vs {}",
+                        balia[i]
+                    );
                 }
             }
             _ => {
                 lines.push(format!("       total fixed point {olia_total:7.2}"));
-                assert!(((x0 + x1) / olia_total - 1.0).abs() <= 0.2, "olia total {} vs {olia_total}", x0 + x1);
-                assert!(x0 < 0.2 * (x0 + x1), "olia keeps the lossy path near its minimum window");
+                assert!(
+                    ((x0 + x1) / olia_total - 1.0).abs() <= 0.2,
+                    "olia total {} vs {olia_total}",
+                    x0 + x1
+                );
+                assert!(
+                    x0 < 0.2 * (x0 + x1),
+                    "olia keeps the lossy path near its minimum window"
+                );
             }
         }
     }
@@ -180,6 +221,10 @@ fn coupled_algorithms_on_one_path_are_reno() {
     let reno = run(base("reno"));
     for cc in ["lia", "olia", "balia"] {
         let r = run(base(cc));
-        assert_eq!(flow(&r, "f").bytes_delivered, flow(&reno, "f").bytes_delivered, "{cc} differs from reno");
+        assert_eq!(
+            flow(&r, "f").bytes_delivered,
+            flow(&reno, "f").bytes_delivered,
+            "{cc} differs from reno"
+        );
     }
 }

@@ -61,9 +61,16 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
 fn scenario() -> impl Strategy<Value = Value> {
     (1usize..4).prop_flat_map(|nl| {
         let links: Vec<_> = (0..nl).map(link).collect();
-        (links, (1usize..4).prop_flat_map(move |nf| (0..nf).map(|i| flow(i, nl)).collect::<Vec<_>>()), 1.0f64..4.0, any::<u64>())
-            .prop_map(|(links, flows, dur, seed)| json!({"duration_s": dur, "seed": seed, "links": links, "flows": flows,
-                                                     "trace": ["cwnd", "rwnd", "queue", "blocks"]}))
+        (
+            links,
+            (1usize..4).prop_flat_map(move |nf| (0..nf).map(|i| flow(i, nl)).collect::<Vec<_>>()),
+            1.0f64..4.0,
+            any::<u64>(),
+        )
+            .prop_map(|(links, flows, dur, seed)| {
+                json!({"duration_s": dur, "seed": seed, "links": links, "flows": flows,
+                                                     "trace": ["cwnd", "rwnd", "queue", "blocks"]})
+            })
     })
 }
 

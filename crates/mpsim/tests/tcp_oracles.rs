@@ -16,7 +16,10 @@ fn reno_fills_a_link_with_one_bdp_of_buffer() {
     }));
     let g = flow(&r, "f").goodput_mbps;
     assert!(g >= 0.93 * 10.0, "goodput {g} Mbit/s < 93 % of 10 Mbit/s");
-    assert!(g <= payload_mbps(10.0) * 1.001, "goodput {g} above the payload rate");
+    assert!(
+        g <= payload_mbps(10.0) * 1.001,
+        "goodput {g} above the payload rate"
+    );
 }
 
 /// Mathis, Semke, Mahdavi, Ott (1997): B = MSS/RTT · C/√p with C = √(3/2) for an ACK per
@@ -45,7 +48,10 @@ fn reno_goodput_follows_mathis_under_random_loss() {
         println!("{rtt:6.0} {p:.3}  {g:7.3}  {m:6.3}  {ratio:.3}");
     }
     for (rtt, p, _, _, ratio) in rows {
-        assert!((0.7..=1.3).contains(&ratio), "rtt {rtt} ms, p {p}: goodput/Mathis = {ratio}");
+        assert!(
+            (0.7..=1.3).contains(&ratio),
+            "rtt {rtt} ms, p {p}: goodput/Mathis = {ratio}"
+        );
     }
 }
 
@@ -71,11 +77,21 @@ fn reno_rtt_unfairness_is_between_one_and_two_powers_of_the_rtt_ratio() {
     let far = flow(&r, "far");
     let share = near.goodput_mbps / far.goodput_mbps;
     let rho = far.subflows[0].mean_srtt_ms / near.subflows[0].mean_srtt_ms;
-    println!("share {share:.2}, measured RTT ratio {rho:.2} (bounds {:.2}..{:.2})", rho, rho * rho);
+    println!(
+        "share {share:.2}, measured RTT ratio {rho:.2} (bounds {:.2}..{:.2})",
+        rho,
+        rho * rho
+    );
     assert!(share > 1.0, "the short-RTT flow must get more");
-    assert!(share >= 0.8 * rho && share <= 1.25 * rho * rho, "share {share} outside [ρ, ρ²] with ρ = {rho}");
+    assert!(
+        share >= 0.8 * rho && share <= 1.25 * rho * rho,
+        "share {share} outside [ρ, ρ²] with ρ = {rho}"
+    );
     let total = near.goodput_mbps + far.goodput_mbps;
-    assert!(total >= 0.9 * payload_mbps(10.0), "bottleneck underused: {total}");
+    assert!(
+        total >= 0.9 * payload_mbps(10.0),
+        "bottleneck underused: {total}"
+    );
 }
 
 /// A fixed receive buffer smaller than the BDP caps goodput at rcvbuf/RTT.
@@ -92,8 +108,14 @@ fn small_receive_buffer_caps_goodput_at_window_over_rtt() {
         let rtt_s = 0.100 + PACKET * 8.0 / 100e6;
         let bound = rcvbuf as f64 * 8.0 / rtt_s / 1e6;
         let g = f.goodput_mbps;
-        assert!((g / bound - 1.0).abs() <= 0.10, "rcvbuf {rcvbuf}: goodput {g} vs rcvbuf/RTT {bound}");
-        assert!(f.rwnd_limited_s > 20.0, "the flow should be window-limited most of the time");
+        assert!(
+            (g / bound - 1.0).abs() <= 0.10,
+            "rcvbuf {rcvbuf}: goodput {g} vs rcvbuf/RTT {bound}"
+        );
+        assert!(
+            f.rwnd_limited_s > 20.0,
+            "the flow should be window-limited most of the time"
+        );
     }
 }
 

@@ -100,7 +100,8 @@ impl CongestionControl for Balia {
         let mss = self.params.mss;
         let counted = self.params.counted_bytes(bytes_acked);
         match self.rates(i, subflows) {
-            None => v.cwnd + mss * counted / v.cwnd,
+            // Alone, the subflow runs Reno exactly, as the Linux modules do.
+            None => v.cwnd + mss * bytes_acked as f64 / v.cwnd,
             Some(x) => {
                 let a = x.alpha();
                 let base = x.own / (v.srtt_s * x.sum * x.sum);

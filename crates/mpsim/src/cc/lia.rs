@@ -78,7 +78,8 @@ impl CongestionControl for Lia {
         let mss = self.params.mss;
         let counted = self.params.counted_bytes(bytes_acked);
         match self.alpha_and_total(i, subflows) {
-            None => v.cwnd + mss * counted / v.cwnd,
+            // Alone, the subflow runs Reno exactly, as the Linux modules do.
+            None => v.cwnd + mss * bytes_acked as f64 / v.cwnd,
             Some((alpha, total)) => {
                 let coupled = alpha * mss * counted / total;
                 let uncoupled = mss * counted / v.cwnd;

@@ -133,7 +133,8 @@ impl CongestionControl for Olia {
         let participants = subflows.iter().filter(|v| v.participates()).count();
         if !v.participates() || participants < 2 {
             // One path: the Kelly–Voice term is 1/w and α = 0, i.e. Reno's increase.
-            return v.cwnd + mss * counted / v.cwnd;
+            // Alone, the subflow runs Reno exactly, as the Linux module does.
+            return v.cwnd + mss * bytes_acked as f64 / v.cwnd;
         }
         let rate_sum: f64 = subflows
             .iter()

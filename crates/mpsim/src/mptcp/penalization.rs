@@ -48,7 +48,7 @@ pub fn maybe_penalize(
         }
     }
     let t = &mut subflows[head.holder];
-    if !(srtt_s < t.rtt.srtt) || t.in_recovery || t.in_loss_state() {
+    if srtt_s >= t.rtt.srtt || t.in_recovery || t.in_loss_state() {
         return false;
     }
     let mss = t.mss() as f64;

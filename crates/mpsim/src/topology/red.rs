@@ -77,11 +77,11 @@ impl RedQueue {
         if self.instantaneous {
             self.avg = q;
         } else if let Some(since) = self.idle_since.take() {
-            let m = if self.typical_tx.0 > 0 {
-                (now.saturating_sub(since).0 / self.typical_tx.0) as f64
-            } else {
-                0.0
-            };
+            let m = now
+                .saturating_sub(since)
+                .0
+                .checked_div(self.typical_tx.0)
+                .unwrap_or(0) as f64;
             self.avg *= (1.0 - self.weight).powf(m);
             self.avg = (1.0 - self.weight) * self.avg + self.weight * q;
         } else {
@@ -164,6 +164,10 @@ mod tests {
         let before = q.avg;
         q.on_empty(SimTime(5_000_000));
         q.early_drop(0, SimTime(5_000_000 + 1_200_000 * 500));
-        assert!(q.avg < before * 0.4, "avg {} after idle, was {before}", q.avg);
+        assert!(
+            q.avg < before * 0.4,
+            "avg {} after idle, was {before}",
+            q.avg
+        );
     }
 }

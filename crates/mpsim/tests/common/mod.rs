@@ -20,7 +20,10 @@ pub fn run(v: Value) -> Report {
 }
 
 pub fn flow<'a>(r: &'a Report, id: &str) -> &'a FlowReport {
-    r.flows.iter().find(|f| f.id == id).unwrap_or_else(|| panic!("flow {id} in report"))
+    r.flows
+        .iter()
+        .find(|f| f.id == id)
+        .unwrap_or_else(|| panic!("flow {id} in report"))
 }
 
 /// A link JSON object.

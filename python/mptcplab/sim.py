@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -28,7 +29,7 @@ from mptcplab.scenario.load import (
 from mptcplab.scenario.model import Scenario
 from mptcplab.tomlloc import json_line_of, line_of, parse_path
 
-__all__ = ["SimulatorUnavailable", "available", "run", "run_json", "version"]
+__all__ = ["SimulatorUnavailable", "available", "run", "run_json", "validate", "version"]
 
 
 class SimulatorUnavailable(RuntimeError):
@@ -62,6 +63,9 @@ def version() -> str:
 def _rust_error(exc: Exception, *, file: str | None, text: str | None, syntax: str) -> UserError:
     field = str(getattr(exc, "field", "") or "")
     detail = str(getattr(exc, "detail", "") or exc)
+    if not field:
+        # serde's position refers to the JSON generated here, not to the user's file.
+        detail = re.sub(r" at line \d+ column \d+$", "", detail)
     line = None
     if field and text is not None:
         try:
@@ -71,6 +75,21 @@ def _rust_error(exc: Exception, *, file: str | None, text: str | None, syntax: s
         if loc is not None:
             line = line_of(text, loc) if syntax == "toml" else json_line_of(text, loc)
     return UserError(detail, file=file, line=line, field=field or None)
+
+
+def _resolve(
+    scenario: Scenario | dict[str, Any] | str | os.PathLike[str],
+) -> tuple[Scenario, str | None, str | None, str]:
+    """The model, and the file and text it came from (for error lines)."""
+    if isinstance(scenario, Scenario):
+        return scenario, None, None, "json"
+    if isinstance(scenario, dict):
+        return scenario_from_data(scenario), None, None, "json"
+    if isinstance(scenario, str | os.PathLike):
+        data, text, syntax = load_document(scenario)
+        file = str(scenario)
+        return scenario_from_data(data, file=file, text=text, syntax=syntax), file, text, syntax
+    raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
 
 
 def _simulate(
@@ -96,20 +115,8 @@ def run(
 
     ``seed``, ``duration_s`` and ``trace`` replace the scenario's values when given.
     """
-    file: str | None = None
-    text: str | None = None
-    syntax = "json"
-    if isinstance(scenario, Scenario):
-        model = scenario
-    elif isinstance(scenario, dict):
-        model = scenario_from_data(scenario)
-    elif isinstance(scenario, str | os.PathLike):
-        data, text, syntax = load_document(scenario)
-        file = str(scenario)
-        model = scenario_from_data(data, file=file, text=text, syntax=syntax)
-    else:
-        raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
-    model = _override(model, seed=seed, duration_s=duration_s, trace=trace, file=file)
+    model, file, text, syntax = _resolve(scenario)
+    model = _override(model, seed=seed, duration_s=duration_s, trace=trace)
     return Report.from_dict(_simulate(model, file=file, text=text, syntax=syntax))
 
 
@@ -119,8 +126,8 @@ def _override(
     seed: int | None,
     duration_s: float | None,
     trace: Sequence[str] | None,
-    file: str | None,
 ) -> Scenario:
+    """The scenario with values given by the caller (not by the file: errors name no file)."""
     changes: dict[str, Any] = {}
     if seed is not None:
         changes["seed"] = seed
@@ -130,7 +137,19 @@ def _override(
         changes["trace"] = list(trace)
     if not changes:
         return model
-    return scenario_from_data({**model.to_dict(), **changes}, file=file)
+    return scenario_from_data({**model.to_dict(), **changes})
+
+
+def validate(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:
+    """Check a scenario with the Python model and with the simulator itself, without running
+    it; return the model. Problems raise :class:`UserError`."""
+    model, file, text, syntax = _resolve(scenario)
+    native = _native()
+    try:
+        native.validate(model.to_json())
+    except native.ScenarioError as exc:
+        raise _rust_error(exc, file=file, text=text, syntax=syntax) from None
+    return model
 
 
 def run_json(text: str) -> dict[str, Any]:

@@ -227,6 +227,16 @@ def test_every_template_is_keyword_only_documented_and_registered() -> None:
         assert isinstance(t.make(name), Scenario)
 
 
+def test_design_values_may_be_numpy_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    s = t.two_path(capacity_mbps=np.array([1.0, 2.0]), rtt_ms=np.float64(30), rcvbuf=np.int64(9000))
+    assert [link.capacity_mbps for link in s.links] == [1.0, 2.0]
+    assert [link.delay_ms for link in s.links] == [15.0, 15.0]
+    assert s.flows[0].rcvbuf_bytes == 9000 and type(s.flows[0].rcvbuf_bytes) is int
+    a = t.shared_ap(n1=np.int64(30), multipath=np.bool_(False))
+    assert a.flow("type1").count == 30 and a.flow("type1").protocol == "tcp"
+
+
 def test_make_by_name_equals_the_direct_call() -> None:
     assert t.make("shared_ap", n1=30) == t.shared_ap(n1=30)
     assert t.make("two_path", capacity_mbps=[1, 2]) == t.two_path(capacity_mbps=(1, 2))

@@ -29,10 +29,12 @@ def _rejecting(field: str, detail: str) -> SimpleNamespace:
     """A native module that rejects every scenario, as the simulator does for a rule the Python
     model would not know about."""
 
-    def run(_: str) -> str:
+    def reject(_: str) -> str:
         raise _Rejection(field, detail)
 
-    return SimpleNamespace(run=run, ScenarioError=_Rejection, __version__="test")
+    return SimpleNamespace(
+        run=reject, validate=reject, ScenarioError=_Rejection, __version__="test"
+    )
 
 
 def test_simulator_rejection_becomes_a_located_user_error(monkeypatch) -> None:
@@ -50,6 +52,29 @@ def test_simulator_rejection_becomes_a_located_user_error(monkeypatch) -> None:
     with pytest.raises(UserError) as info:
         sim.run(templates.two_path())
     assert info.value.field == "links[0].delay_ms" and info.value.line is None
+
+
+def test_validate_uses_both_checks(monkeypatch) -> None:
+    monkeypatch.setattr(sim, "_native", lambda: _rejecting("flows[0].count", "too many"))
+    with pytest.raises(UserError) as info:
+        sim.validate(DEFAULT)
+    line = next(i for i, t in enumerate(DEFAULT.read_text().splitlines(), 1) if "count" in t)
+    assert (info.value.field, info.value.line) == ("flows[0].count", line)
+
+
+def test_serde_positions_are_dropped(monkeypatch) -> None:
+    # They point into the JSON generated for the simulator, not into the user's file.
+    monkeypatch.setattr(
+        sim,
+        "_native",
+        lambda: _rejecting(
+            "", "invalid type: floating point `1.5`, expected u64 at line 1 column 87"
+        ),
+    )
+    with pytest.raises(UserError) as info:
+        sim.run(DEFAULT)
+    assert info.value.detail == "invalid type: floating point `1.5`, expected u64"
+    assert info.value.field is None and info.value.line is None
 
 
 def test_run_json_rejects_bad_text_before_the_simulator(monkeypatch) -> None:
@@ -106,6 +131,12 @@ def test_overrides_and_traces() -> None:
     with pytest.raises(UserError) as info:
         sim.run(DEFAULT, trace=["srtt"])
     assert info.value.field == "trace[0]"
+
+
+@needs_engine
+def test_validate_with_the_simulator() -> None:
+    assert sim.validate(DEFAULT) == load_scenario(DEFAULT)
+    assert sim.validate(templates.wifi_3g().to_dict()) == templates.wifi_3g()
 
 
 @needs_engine

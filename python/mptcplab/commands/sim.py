@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -178,6 +179,8 @@ def sim_command(
     from mptcplab import sim
 
     traces = _parse_trace(trace)
+    if duration is not None and not (math.isfinite(duration) and duration > 0):
+        raise UserError(f"expected a duration in seconds > 0, got {duration:g}", field="--duration")
     try:
         report = sim.run(file, seed=seed, duration_s=duration, trace=traces)
     except sim.SimulatorUnavailable as exc:

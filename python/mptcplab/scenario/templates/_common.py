@@ -4,6 +4,7 @@ language (UserError naming the parameter), queue profiles and buffer settings.""
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,9 +27,20 @@ AppArg = str | dict[str, Any] | BulkApp | BlocksApp | SizeApp
 FAST_ACCESS_MBPS = 1000.0
 
 
+def _is_bool(value: Any) -> bool:
+    # numpy booleans are not ``bool`` but say so through their dtype.
+    dtype = getattr(value, "dtype", None)
+    return isinstance(value, bool) or (dtype is not None and dtype.kind == "b")
+
+
+def _is_real(value: Any) -> bool:
+    """A real number, whatever its type (int, float, numpy scalars from a design), not a bool."""
+    return isinstance(value, numbers.Real) and not _is_bool(value)
+
+
 def number(name: str, value: Any, *, minimum: float | None = None, positive: bool = False) -> float:
     """A real number parameter (bools refused: ``True`` is not a capacity)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not _is_real(value) or not math.isfinite(value):
         raise UserError(f"expected a finite number, got {value!r}", field=name)
     if minimum is not None and value < minimum:
         raise UserError(f"expected a number ≥ {minimum:g}, got {value!r}", field=name)
@@ -39,19 +51,20 @@ def number(name: str, value: Any, *, minimum: float | None = None, positive: boo
 
 def integer(name: str, value: Any, *, minimum: int | None = None) -> int:
     """An integer parameter (``4.0`` is accepted as 4, ``4.5`` is not)."""
-    if isinstance(value, float) and value.is_integer():
+    if _is_real(value) and not isinstance(value, numbers.Integral) and float(value).is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise UserError(f"expected an integer, got {value!r}", field=name)
+    value = int(value)
     if minimum is not None and value < minimum:
         raise UserError(f"expected an integer ≥ {minimum}, got {value!r}", field=name)
     return value
 
 
 def boolean(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
+    if not _is_bool(value):
         raise UserError(f"expected true or false, got {value!r}", field=name)
-    return value
+    return bool(value)
 
 
 def choice(name: str, value: Any, options: Sequence[str]) -> str:
@@ -65,14 +78,16 @@ def per_path(
     name: str, value: Any, n: int, *, minimum: float | None = None, positive: bool = False
 ) -> tuple[float, ...]:
     """One number per path: a sequence of ``n`` numbers, or one number used for every path."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if _is_real(value):
         return (number(name, value, minimum=minimum, positive=positive),) * n
-    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != n:
+    # Any sized iterable (list, tuple, numpy array), not a string.
+    if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__") or len(value) != n:
         raise UserError(
             f"expected {n} numbers (one per path) or one number, got {value!r}", field=name
         )
     return tuple(
-        number(f"{name}[{k}]", v, minimum=minimum, positive=positive) for k, v in enumerate(value)
+        number(f"{name}[{k}]", v, minimum=minimum, positive=positive)
+        for k, v in enumerate(list(value))
     )
 
 
@@ -106,7 +121,7 @@ def receive_buffer(name: str, value: Any) -> dict[str, Any]:
     size in bytes."""
     if value == "auto":
         return {"rcvbuf": "auto"}
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if _is_real(value):
         return {"rcvbuf_bytes": integer(name, value, minimum=1)}
     raise UserError(f'expected "auto" or a size in bytes, got {value!r}', field=name)
 

@@ -1,0 +1,101 @@
+"""The simulator against published MPTCP results (spec §5.4, §5.6).
+
+These runs take a few seconds each; tables are printed so that `pytest -s` shows the
+comparison with the papers.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from mptcplab import sim
+from mptcplab.scenario.templates import make
+
+# draft-khalili-mptcp-performance-issues-06, measured per-user goodput (Mbit/s), spec §5.4.
+DRAFT = {
+    ("two_ap", 10, "lia"): (1.30, 0.68),
+    ("two_ap", 10, "olia"): (1.11, 0.88),
+    ("two_ap", 30, "lia"): (1.19, 0.38),
+    ("two_ap", 30, "olia"): (1.10, 0.72),
+    ("shared_ap", 10, "lia"): (0.96, 0.70),
+    ("shared_ap", 10, "olia"): (0.98, 0.86),
+    ("shared_ap", 30, "lia"): (0.98, 0.44),
+    ("shared_ap", 30, "olia"): (0.98, 0.75),
+}
+CLASSES = {"two_ap": ("multipath", "singlepath"), "shared_ap": ("type1", "type2")}
+
+
+def _per_class(name: str, n1: int, cc: str) -> tuple[float, float]:
+    runs = []
+    for seed in (1, 2):
+        report = sim.run(make(name, n1=n1, cc=cc, seed=seed))
+        runs.append(
+            [
+                statistics.mean(
+                    f.goodput_mbps for f in report.flows if f.id.split("#")[0] == cls
+                )
+                for cls in CLASSES[name]
+            ]
+        )
+    return statistics.mean(r[0] for r in runs), statistics.mean(r[1] for r in runs)
+
+
+@pytest.fixture(scope="module")
+def khalili_results() -> dict[tuple[str, int, str], tuple[float, float]]:
+    results = {key: _per_class(*key) for key in DRAFT}
+    print("\nscenario   N1  cc     ours (class1, class2)   draft")
+    for key, ours in results.items():
+        print(
+            f"{key[0]:9} {key[1]:3} {key[2]:5}  ({ours[0]:.3f}, {ours[1]:.3f})"
+            f"        {DRAFT[key]}"
+        )
+    return results
+
+
+def test_lia_matches_the_drafts_measurements(khalili_results) -> None:
+    for key, ours in khalili_results.items():
+        if key[2] != "lia":
+            continue
+        for got, want in zip(ours, DRAFT[key], strict=True):
+            assert abs(got / want - 1) <= 0.15, f"{key}: {got:.3f} vs draft {want}"
+
+
+def test_olia_leaves_single_path_users_more_than_lia(khalili_results) -> None:
+    for name, n1 in (("two_ap", 10), ("two_ap", 30), ("shared_ap", 10), ("shared_ap", 30)):
+        lia = khalili_results[(name, n1, "lia")][1]
+        olia = khalili_results[(name, n1, "olia")][1]
+        assert olia > lia, f"{name} N1={n1}: OLIA {olia:.3f} ≤ LIA {lia:.3f}"
+
+
+def test_receive_buffer_sweep_over_wifi_and_3g() -> None:
+    """NSDI 2012 (Raiciu et al.) §5: with a small receive buffer, MPTCP without opportunistic
+    retransmission and penalisation falls below TCP over WiFi; with both it stays close to or
+    above it."""
+    rows = []
+    for kib in (16, 32, 64, 128, 256, 512, 1024):
+        b = kib * 1024
+        tcp = sim.run(make("wifi_3g", path="wifi", rcvbuf_bytes=b, duration_s=60, trace=[]))
+        plain = sim.run(
+            make(
+                "wifi_3g",
+                rcvbuf_bytes=b,
+                penalization="off",
+                opportunistic_retransmit=False,
+                duration_s=60,
+                trace=[],
+            )
+        )
+        both = sim.run(make("wifi_3g", rcvbuf_bytes=b, duration_s=60, trace=[]))
+        rows.append(
+            (kib, tcp.flows[0].goodput_mbps, plain.flows[0].goodput_mbps, both.flows[0].goodput_mbps)
+        )
+    print("\nrcvbuf KiB  TCP/WiFi  MPTCP plain  MPTCP M1+M2")
+    for kib, tcp_g, plain_g, both_g in rows:
+        print(f"{kib:10}  {tcp_g:8.3f}  {plain_g:11.3f}  {both_g:11.3f}")
+    assert any(plain_g < 0.9 * tcp_g for _, tcp_g, plain_g, _ in rows), "plain MPTCP never fell below TCP/WiFi"
+    for kib, tcp_g, plain_g, both_g in rows:
+        assert both_g >= plain_g - 1e-9, f"{kib} KiB: M1+M2 worse than without"
+        assert both_g >= 0.9 * tcp_g, f"{kib} KiB: MPTCP with M1+M2 {both_g:.3f} vs TCP/WiFi {tcp_g:.3f}"
+    assert rows[-1][3] > rows[-1][1], "with a large buffer MPTCP must beat TCP over WiFi"

@@ -33,9 +33,7 @@ def _per_class(name: str, n1: int, cc: str) -> tuple[float, float]:
         report = sim.run(make(name, n1=n1, cc=cc, seed=seed))
         runs.append(
             [
-                statistics.mean(
-                    f.goodput_mbps for f in report.flows if f.id.split("#")[0] == cls
-                )
+                statistics.mean(f.goodput_mbps for f in report.flows if f.id.split("#")[0] == cls)
                 for cls in CLASSES[name]
             ]
         )
@@ -48,8 +46,7 @@ def khalili_results() -> dict[tuple[str, int, str], tuple[float, float]]:
     print("\nscenario   N1  cc     ours (class1, class2)   draft")
     for key, ours in results.items():
         print(
-            f"{key[0]:9} {key[1]:3} {key[2]:5}  ({ours[0]:.3f}, {ours[1]:.3f})"
-            f"        {DRAFT[key]}"
+            f"{key[0]:9} {key[1]:3} {key[2]:5}  ({ours[0]:.3f}, {ours[1]:.3f})        {DRAFT[key]}"
         )
     return results
 
@@ -89,13 +86,22 @@ def test_receive_buffer_sweep_over_wifi_and_3g() -> None:
         )
         both = sim.run(make("wifi_3g", rcvbuf_bytes=b, duration_s=60, trace=[]))
         rows.append(
-            (kib, tcp.flows[0].goodput_mbps, plain.flows[0].goodput_mbps, both.flows[0].goodput_mbps)
+            (
+                kib,
+                tcp.flows[0].goodput_mbps,
+                plain.flows[0].goodput_mbps,
+                both.flows[0].goodput_mbps,
+            )
         )
     print("\nrcvbuf KiB  TCP/WiFi  MPTCP plain  MPTCP M1+M2")
     for kib, tcp_g, plain_g, both_g in rows:
         print(f"{kib:10}  {tcp_g:8.3f}  {plain_g:11.3f}  {both_g:11.3f}")
-    assert any(plain_g < 0.9 * tcp_g for _, tcp_g, plain_g, _ in rows), "plain MPTCP never fell below TCP/WiFi"
+    assert any(plain_g < 0.9 * tcp_g for _, tcp_g, plain_g, _ in rows), (
+        "plain MPTCP never fell below TCP/WiFi"
+    )
     for kib, tcp_g, plain_g, both_g in rows:
         assert both_g >= plain_g - 1e-9, f"{kib} KiB: M1+M2 worse than without"
-        assert both_g >= 0.9 * tcp_g, f"{kib} KiB: MPTCP with M1+M2 {both_g:.3f} vs TCP/WiFi {tcp_g:.3f}"
+        assert both_g >= 0.9 * tcp_g, (
+            f"{kib} KiB: MPTCP with M1+M2 {both_g:.3f} vs TCP/WiFi {tcp_g:.3f}"
+        )
     assert rows[-1][3] > rows[-1][1], "with a large buffer MPTCP must beat TCP over WiFi"

@@ -16,6 +16,7 @@ from mptcplab.backends import kernel_cc
 
 REPO = Path(__file__).resolve().parents[2]
 
+
 @pytest.fixture(scope="session")
 def bpf_built() -> Path:
     """Builds bpf/ (installing the toolchain first when root and missing) or skips."""

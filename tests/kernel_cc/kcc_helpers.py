@@ -31,7 +31,6 @@ OUR_MAP_NAMES = frozenset(
 OUR_PROG_PREFIXES = ("lia_", "olia_", "balia_")
 
 
-
 def bpftool_objects(kind: str) -> list[dict[str, object]]:
     """`bpftool map show` or `bpftool prog show` as JSON."""
     bpftool = shutil.which("bpftool")

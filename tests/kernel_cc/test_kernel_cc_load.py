@@ -20,7 +20,7 @@ pytestmark = pytest.mark.root
 
 
 def test_unknown_name_is_rejected_with_a_clear_message() -> None:
-    with pytest.raises(UserError, match="mptcp_wvegas.*expected one of mptcp_lia"):
+    with pytest.raises(UserError, match=r"mptcp_wvegas.*expected one of mptcp_lia"):
         kernel_cc.ensure_loaded(["mptcp_wvegas"])
 
 
@@ -72,9 +72,7 @@ def test_changed_options_reload_and_reach_the_kernel(bpf_built: Path, clean_kern
 
     assert info["mptcp_olia"]["options"]["olia_min_ssthresh"] == 1
     current = [
-        inst
-        for inst in kernel_cc.status()["mptcp_olia"]["instances"]
-        if inst["state"] == "inuse"
+        inst for inst in kernel_cc.status()["mptcp_olia"]["instances"] if inst["state"] == "inuse"
     ]
     assert len(current) == 1
     assert current[0]["struct_ops_map_id"] != first["struct_ops_map_id"]

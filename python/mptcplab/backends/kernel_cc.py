@@ -285,9 +285,7 @@ def ensure_loaded(
     wanted = _check_names(names)
     opts = options or CCOptions()
     if opts.olia_min_ssthresh not in (1, 2):
-        raise UserError(
-            f"expected 1 or 2, got {opts.olia_min_ssthresh}", field="olia_min_ssthresh"
-        )
+        raise UserError(f"expected 1 or 2, got {opts.olia_min_ssthresh}", field="olia_min_ssthresh")
     ok, reason = available()
     if not ok:
         raise KernelCCError(reason)

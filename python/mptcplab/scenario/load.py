@@ -77,7 +77,7 @@ def load_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str, st
     """Read and parse a TOML/JSON file: ``(data, text, syntax)``."""
     syntax = _syntax(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM is not TOML
     except FileNotFoundError:
         raise UserError("no such file", file=str(path)) from None
     except IsADirectoryError:

@@ -86,7 +86,6 @@ class _Model(BaseModel):
         extra="forbid",
         strict=True,
         use_attribute_docstrings=True,
-        validate_default=False,
     )
 
 

@@ -61,3 +61,13 @@ unsigned long long cc_math_balia_ssthresh(const struct cc_path *p, unsigned int 
 	cc_view_build(p, &v);
 	return cc_balia_ssthresh(&v, cc_self_x(&v, self), p[self].cwnd);
 }
+
+unsigned long long cc_math_count_step(unsigned long long *count_q16,
+				      unsigned long long threshold_q16, unsigned long long units)
+{
+	__u64 count = *count_q16;
+	__u64 delta = cc_count_step(&count, threshold_q16, units);
+
+	*count_q16 = count;
+	return delta;
+}

@@ -274,6 +274,19 @@ static __always_inline __u64 cc_lia_threshold_q16(const struct cc_path *p, const
 	return cc_max(t, own);
 }
 
+/* ACK counting toward a Q16 threshold (LIA, BALIA; RFC 6356 §4.2 packet-counting form): adds
+ * `units` (ACKs, or segments when counting per segment) to the Q16 count and returns the whole
+ * segments earned; like the kernel's tcp_cong_avoid_ai() the remainder is kept, so fractional
+ * thresholds lose nothing, and a threshold of exactly cwnd is Reno. */
+static __always_inline __u64 cc_count_step(__u64 *count_q16, __u64 threshold_q16, __u64 units)
+{
+	__u64 count = *count_q16 + (units << CC_Q16);
+	__u64 delta = cc_div(count, threshold_q16);
+
+	*count_q16 = count - delta * threshold_q16;
+	return delta;
+}
+
 /* ---- OLIA (draft-khalili-mptcp-congestion-control-05) ------------------------------------
  *
  * Per ACK on path r: w_r += w_r / (rtt_r^2 (sum_p w_p / rtt_p)^2) + eps_r / w_r, where

@@ -66,7 +66,8 @@ struct cc_priv {
 	__u32 token;     /* 0 until known; always 0 for plain TCP */
 	__u32 tag;       /* random nonzero value marking the slot this subflow owns */
 	__u32 slot;      /* index of that slot (checked against the tag before use) */
-	__u32 ack_count; /* LIA/BALIA: ACKs counted toward the next increase */
+	__u32 reserved0;
+	__u64 count_q16; /* LIA/BALIA: ACKs (or segments) counted toward the next increase, Q16 */
 	__s64 acc_q48;   /* OLIA: signed increase accumulator, segments in Q48 */
 	__u32 loss1;     /* OLIA: snd_una at the last-but-one loss event */
 	__u32 loss2;     /* OLIA: snd_una at the last loss event */
@@ -267,7 +268,7 @@ static __always_inline void cc_init_common(struct sock *sk)
 	ca->token = cc_read_token(sk);
 	ca->tag = bpf_get_prandom_u32() | 1;
 	ca->slot = 0;
-	ca->ack_count = 0;
+	ca->count_q16 = 0;
 	ca->acc_q48 = 0;
 	ca->loss1 = tp->snd_una;
 	ca->loss2 = tp->snd_una;
@@ -312,19 +313,18 @@ static __always_inline void cc_release_common(struct sock *sk)
 	ca->token = 0;
 }
 
-/* ACK counting toward a Q16 threshold (LIA, BALIA; RFC 6356 §4.2 packet-counting form). */
+/* One congestion-avoidance step of LIA and BALIA: count this ACK toward the threshold and
+ * grow cwnd by the segments earned, up to the clamp. */
 static __always_inline void cc_count_and_increase(struct tcp_sock *tp, struct cc_priv *ca,
 						  __u64 threshold_q16, __u32 acked,
 						  const struct cc_config *cfg)
 {
-	__u64 count = ca->ack_count + (cfg->count_per_segment ? acked : 1);
+	__u64 count = ca->count_q16;
+	__u64 delta = cc_count_step(&count, threshold_q16, cfg->count_per_segment ? acked : 1);
+	__u64 room = tp->snd_cwnd_clamp > tp->snd_cwnd ? tp->snd_cwnd_clamp - tp->snd_cwnd : 0;
 
-	if ((count << CC_Q16) >= threshold_q16) {
-		if (tp->snd_cwnd < tp->snd_cwnd_clamp)
-			tp->snd_cwnd = tp->snd_cwnd + 1;
-		count = 0;
-	}
-	ca->ack_count = count;
+	ca->count_q16 = count;
+	tp->snd_cwnd = tp->snd_cwnd + (delta < room ? delta : room);
 }
 
 #endif /* MPTCP_CC_SHARED_BPF_H */

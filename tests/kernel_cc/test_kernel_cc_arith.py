@@ -62,6 +62,7 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
         "cc_math_lia_threshold_q16",
         "cc_math_balia_threshold_q16",
         "cc_math_balia_ssthresh",
+        "cc_math_count_step",
     ):
         getattr(so, fn).restype = ctypes.c_uint64
     so.cc_math_olia_increment_q48.restype = ctypes.c_int64
@@ -238,6 +239,42 @@ def test_single_path_is_exactly_reno(
     inc = lib.cc_math_olia_increment_q48(arr, slot, ctypes.byref(num), ctypes.byref(den))
     assert num.value == 0
     assert cwnd * inc >= Q48 > (cwnd - 1) * inc
+
+
+def _count(lib: ctypes.CDLL, threshold_q16: int, units: list[int]) -> list[int]:
+    """Segments earned after each ACK when counting `units` per ACK toward the threshold."""
+    count = ctypes.c_uint64(0)
+    return [lib.cc_math_count_step(ctypes.byref(count), threshold_q16, u) for u in units]
+
+
+@given(cwnd=st.integers(1, 5000), srtt=st.integers(1, 1 << 26))
+@settings(max_examples=100, deadline=None)
+def test_single_path_counting_adds_one_segment_every_cwnd_acks(
+    lib: ctypes.CDLL, cwnd: int, srtt: int
+) -> None:
+    """Reno's congestion avoidance: one segment per cwnd ACKs (RFC 5681 §3.1)."""
+    paths: Paths = [(cwnd, srtt, 0)] + [(0, 0, 0)] * (N_PATHS - 1)
+    for threshold in (
+        lib.cc_math_lia_threshold_q16(_array(paths), 0),
+        lib.cc_math_balia_threshold_q16(_array(paths), 0),
+    ):
+        earned = _count(lib, threshold, [1] * (3 * cwnd))
+        assert [k + 1 for k, d in enumerate(earned) if d] == [cwnd, 2 * cwnd, 3 * cwnd]
+        assert sum(earned) == 3
+
+
+@given(
+    threshold_q16=st.integers(Q16, 1 << 40),
+    units=st.lists(st.integers(1, 64), min_size=1, max_size=200),
+)
+@settings(max_examples=200, deadline=None)
+def test_counting_keeps_the_remainder(
+    lib: ctypes.CDLL, threshold_q16: int, units: list[int]
+) -> None:
+    """Per-segment counting (RFC 6356 scales by bytes acked): after any sequence of ACKs the
+    segments earned are exactly floor(total / threshold), nothing is lost to rounding."""
+    earned = _count(lib, threshold_q16, units)
+    assert sum(earned) == (sum(units) * Q16) // threshold_q16
 
 
 # ---- random connections against the float formulas -----------------------------------------

@@ -175,8 +175,10 @@ impl Emulator {
     fn release_due(&mut self, now: SimTime) {
         while let Some(d) = self.net.pop_due(now) {
             let tun = &mut self.tuns[d.out_iface];
-            let written = sys::write_once(tun.fd.as_fd(), &d.payload[..d.bytes as usize]);
+            // The release instant is when the packet is handed to the kernel: the write itself
+            // runs the receiving host's stack and is not part of the emulated path.
             let wall = sys::monotonic_ns();
+            let written = sys::write_once(tun.fd.as_fd(), &d.payload[..d.bytes as usize]);
             match written {
                 Ok(_) => {
                     tun.stats.tx_packets += 1;

@@ -4,13 +4,18 @@ use super::check;
 use std::io;
 
 /// Ask the kernel to send `signal` to this process when its parent dies, so that a killed
-/// orchestrator does not leave emulators or traffic running. Returns false if the parent is
-/// already gone (the caller should then exit).
+/// orchestrator does not leave emulators or traffic running. If the environment names the
+/// expected parent (`LINKEM_PARENT_PID`) and the parent is already someone else, the parent died
+/// before the request took effect: returns false and the caller should exit.
 pub fn die_with_parent(signal: libc::c_int) -> io::Result<bool> {
     // SAFETY: prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong, 0, 0, 0) })?;
     // SAFETY: getppid cannot fail.
-    Ok(unsafe { libc::getppid() } != 1)
+    let parent = unsafe { libc::getppid() };
+    Ok(match std::env::var("LINKEM_PARENT_PID") {
+        Ok(p) => p.trim().parse::<i32>().map_or(true, |p| p == parent),
+        Err(_) => true,
+    })
 }
 
 /// Shrink the timer slack (50 µs by default) so that timerfd expiries are not deferred.

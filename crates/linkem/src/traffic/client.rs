@@ -45,6 +45,8 @@ pub struct FlowResult {
     pub index: u32,
     pub connect_start_ns: Option<u64>,
     pub connected_ns: Option<u64>,
+    /// The kernel's RTT sample of the handshake (TCP_INFO right after connecting), µs.
+    pub handshake_rtt_us: Option<u32>,
     pub error: Option<String>,
     /// Application bytes accepted by the socket (hello excluded).
     pub bytes_written: u64,
@@ -184,6 +186,7 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                 match s.take_error() {
                     Ok(None) if r.writable => {
                         f.res.connected_ns = Some(sys::monotonic_ns());
+                        f.res.handshake_rtt_us = handshake_rtt_us(s, cfg.transport);
                         let State::Connecting(s) = std::mem::replace(&mut f.state, State::Waiting)
                         else {
                             unreachable!()
@@ -268,6 +271,14 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>) 
             Err(e) => return fail(f, e),
         }
     }
+}
+
+fn handshake_rtt_us(s: &TcpStream, transport: Transport) -> Option<u32> {
+    let rtt = match transport {
+        Transport::Tcp => info::tcp_info(s.as_fd()).ok()?.rtt_us,
+        Transport::Mptcp => info::subflows(s.as_fd()).ok()?.first()?.tcp.rtt_us,
+    };
+    (rtt > 0).then_some(rtt)
 }
 
 fn fail(f: &mut Flow, e: io::Error) {

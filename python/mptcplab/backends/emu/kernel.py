@@ -1,0 +1,339 @@
+"""What the running kernel offers, and whether a scenario can run on it.
+
+The emulator runs the kernel's own TCP and MPTCP, so a scenario may only ask for what the
+kernel has (spec §3.8, upstream MPTCP): congestion controls that are loaded or loadable (and
+LIA/OLIA/BALIA only through the BPF implementations of ``backends/kernel_cc.py``), and the
+kernel's one packet scheduler, which picks the subflow with the shortest *linger time* (the
+scenario's ``linger``). Simulator-model switches the kernel does not have (penalisation,
+opportunistic retransmission, RFC 6298 timers, an explicit join delay…) are refused when the
+scenario sets them to something the kernel does not do, and listed in the report's ``backend``
+block when they are only left at a simulator default.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import FlowSpec, Scenario
+
+#: The kernel path manager's limit on additional subflows (MPTCP_PM_ADDR_MAX).
+MAX_EXTRA_SUBFLOWS = 8
+#: Scenario congestion control → kernel TCP_CONGESTION name.
+KERNEL_CC = {
+    "reno": "reno",
+    "cubic": "cubic",
+    "lia": "mptcp_lia",
+    "olia": "mptcp_olia",
+    "balia": "mptcp_balia",
+}
+COUPLED = ("lia", "olia", "balia")
+SIMULATOR_HINT = "or run this scenario on the simulator (mptcplab sim)"
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def kernel_cc_module() -> ModuleType | None:
+    """``mptcplab.backends.kernel_cc`` when it is part of this build."""
+    try:
+        from mptcplab.backends import kernel_cc
+    except ImportError:
+        return None
+    return kernel_cc
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    release: str
+    root: bool
+    tun: bool
+    netns: bool
+    mptcp_enabled: bool | None
+    #: Loaded congestion controls (net.ipv4.tcp_available_congestion_control).
+    available_cc: tuple[str, ...]
+    #: Those an unprivileged namespace may select by sysctl (root-only list).
+    allowed_cc: tuple[str, ...]
+    #: Congestion controls built as modules that a privileged socket can load on demand.
+    loadable_cc: tuple[str, ...]
+    schedulers: tuple[str, ...]
+    coupled_ok: bool
+    coupled_reason: str
+    missing_tools: tuple[str, ...] = field(default=())
+
+    def offers_cc(self, name: str) -> bool:
+        return name in self.available_cc or name in self.loadable_cc
+
+    def cc_offer(self) -> str:
+        names = sorted(set(self.available_cc) | set(self.loadable_cc))
+        return ", ".join(names) if names else "none"
+
+
+def _loadable_cc(release: str) -> tuple[str, ...]:
+    base = Path("/lib/modules") / release / "kernel/net/ipv4"
+    found = []
+    try:
+        for p in base.iterdir():
+            name = p.name.split(".", 1)[0]
+            if name.startswith("tcp_") and name not in ("tcp_diag",):
+                found.append(name.removeprefix("tcp_"))
+    except OSError:
+        pass
+    return tuple(sorted(found))
+
+
+def probe() -> KernelInfo:
+    """Look at this machine (cheap: a few /proc reads and one optional import)."""
+    release = platform.release()
+    enabled = _read("/proc/sys/net/mptcp/enabled")
+    coupled_ok, coupled_reason = False, "the coupled congestion controls (bpf/) are not built in"
+    module = kernel_cc_module()
+    if module is not None:
+        coupled_ok, coupled_reason = module.available()
+    return KernelInfo(
+        release=release,
+        root=os.geteuid() == 0,
+        tun=os.path.exists("/dev/net/tun"),
+        netns=os.path.exists("/proc/self/ns/net") and shutil.which("ip") is not None,
+        mptcp_enabled=None if enabled is None else enabled == "1",
+        available_cc=tuple(
+            (_read("/proc/sys/net/ipv4/tcp_available_congestion_control") or "").split()
+        ),
+        allowed_cc=tuple(
+            (_read("/proc/sys/net/ipv4/tcp_allowed_congestion_control") or "").split()
+        ),
+        loadable_cc=_loadable_cc(release),
+        schedulers=tuple((_read("/proc/sys/net/mptcp/available_schedulers") or "").split()),
+        coupled_ok=coupled_ok,
+        coupled_reason=coupled_reason,
+        missing_tools=tuple(t for t in ("ip",) if shutil.which(t) is None),
+    )
+
+
+@dataclass(frozen=True)
+class _Switch:
+    """A simulator-model switch: the field, the kernel's behaviour, and how to read the flow."""
+
+    field: str
+    kernel_value: Any
+    effective: Callable[[FlowSpec], Any]
+    meaning: str
+    mptcp_only: bool = False
+
+
+def _explicit(flow: FlowSpec, dotted: str) -> bool:
+    """Whether the scenario set ``dotted`` (e.g. ``tcp.rto_policy``) itself."""
+    obj: Any = flow
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        if part not in obj.model_fields_set:
+            return False
+        obj = getattr(obj, part)
+    return parts[-1] in obj.model_fields_set
+
+
+_SWITCHES = (
+    _Switch(
+        "penalization",
+        "off",
+        lambda f: f.penalization_mode(),
+        "the kernel does not penalise slow subflows",
+        mptcp_only=True,
+    ),
+    _Switch(
+        "opportunistic_retransmit",
+        False,
+        lambda f: f.opportunistic_retransmit_enabled(),
+        "the kernel has no opportunistic retransmission (only reinjection on timeout)",
+        mptcp_only=True,
+    ),
+    _Switch(
+        "join_delay_s",
+        None,
+        lambda f: f.join_delay_s,
+        "the kernel opens additional subflows as soon as the connection is established",
+        mptcp_only=True,
+    ),
+    _Switch(
+        "tcp.rto_policy",
+        "linux",
+        lambda f: f.tcp.rto_policy,
+        "the kernel computes its RTO the Linux way",
+    ),
+    _Switch(
+        "tcp.abc_limit",
+        2,
+        lambda f: f.tcp.abc_limit,
+        "the kernel's slow start grows by the segments each ACK covers",
+    ),
+    _Switch(
+        "tcp.cwnd_limited_gate",
+        True,
+        lambda f: f.tcp.cwnd_limited_gate,
+        "the kernel grows cwnd only while cwnd-limited",
+    ),
+    _Switch(
+        "tcp.oretx_rtt_factor",
+        4.0,
+        lambda f: f.tcp.oretx_rtt_factor,
+        "opportunistic retransmission does not exist in the kernel",
+    ),
+    _Switch(
+        "tcp.oretx_small_cwnd",
+        4,
+        lambda f: f.tcp.oretx_small_cwnd,
+        "opportunistic retransmission does not exist in the kernel",
+    ),
+)
+
+#: Switches that only the coupled BPF congestion controls implement (spec §2.8), with the
+#: value plain Linux Reno/CUBIC behave like.
+_COUPLED_SWITCHES = (
+    ("tcp.count_mode", "per_ack"),
+    ("tcp.recovery_uses_ssthresh", True),
+    ("tcp.min_ssthresh_segments", 2),
+)
+
+
+def _refuse(i: int, name: str, message: str) -> UserError:
+    return UserError(message, field=f"flows[{i}].{name}")
+
+
+def check(scenario: Scenario, info: KernelInfo) -> list[str]:
+    """Refuse (UserError) what the kernel cannot run; return notes on simulator defaults the
+    kernel does not model."""
+    notes: list[str] = []
+    for i, flow in enumerate(scenario.flows):
+        mptcp = flow.protocol == "mptcp"
+        if mptcp and len(flow.paths) > MAX_EXTRA_SUBFLOWS + 1:
+            raise _refuse(
+                i,
+                "paths",
+                f"the kernel's path manager opens at most {MAX_EXTRA_SUBFLOWS} additional "
+                f"subflows ({MAX_EXTRA_SUBFLOWS + 1} paths), got {len(flow.paths)}; "
+                + SIMULATOR_HINT,
+            )
+        cc = flow.cc_kind()
+        default = "" if flow.cc is not None else f" (the default for {flow.protocol})"
+        if cc in COUPLED:
+            if not info.coupled_ok:
+                raise _refuse(
+                    i,
+                    "cc",
+                    f"'{cc}'{default} needs the coupled congestion controls, which are not "
+                    f"available: {info.coupled_reason}. This kernel offers "
+                    f'{info.cc_offer()}: set cc = "cubic" or "reno" (uncoupled), ' + SIMULATOR_HINT,
+                )
+        elif not info.offers_cc(KERNEL_CC[cc]):
+            raise _refuse(
+                i,
+                "cc",
+                f"'{cc}'{default} is not available in this kernel, which offers "
+                f"{info.cc_offer()}; " + SIMULATOR_HINT,
+            )
+        if mptcp and flow.scheduler != "linger":
+            given = "" if "scheduler" in flow.model_fields_set else " (the default)"
+            offered = ", ".join(info.schedulers) or "default"
+            raise _refuse(
+                i,
+                "scheduler",
+                f"'{flow.scheduler}'{given} is not a scheduler of this kernel, whose only "
+                f"MPTCP scheduler is its default one (net.mptcp.available_schedulers = "
+                f'{offered}), the linger-time scheduler: set scheduler = "linger", '
+                + SIMULATOR_HINT,
+            )
+        for sw in _SWITCHES:
+            if sw.mptcp_only and not mptcp:
+                continue
+            value = sw.effective(flow)
+            if value == sw.kernel_value:
+                continue
+            if _explicit(flow, sw.field):
+                raise _refuse(
+                    i,
+                    sw.field,
+                    f"{value!r} cannot be emulated: {sw.meaning}; " + SIMULATOR_HINT,
+                )
+            if sw.mptcp_only:
+                notes.append(
+                    f"flows[{i}].{sw.field}: the simulator's default {value!r} is not "
+                    f"modelled: {sw.meaning}"
+                )
+        if cc not in COUPLED:
+            for name, plain in _COUPLED_SWITCHES:
+                value = _tcp_option(flow, name)
+                if value != plain and _explicit(flow, name):
+                    raise _refuse(
+                        i,
+                        name,
+                        f"{value!r} only applies to the coupled congestion controls "
+                        f"(lia, olia, balia); the kernel's {cc} behaves as {plain!r}",
+                    )
+        for name in ("rcvbuf_bytes", "sndbuf_bytes", "rcvbuf_max_bytes", "sndbuf_max_bytes"):
+            v = getattr(flow, name)
+            if v is not None and v > 2**30:
+                raise _refuse(i, name, f"at most 1 GiB in the kernel, got {v}")
+    _coupled_options(scenario)  # refuses conflicting options early
+    return notes
+
+
+def _tcp_option(flow: FlowSpec, dotted: str) -> Any:
+    return getattr(flow.tcp, dotted.split(".", 1)[1])
+
+
+def _coupled_options(scenario: Scenario) -> dict[str, Any] | None:
+    """The one set of BPF congestion-control options a run's coupled flows agree on (the
+    kernel registration is global), as keyword arguments of ``kernel_cc.CCOptions``."""
+    chosen: dict[str, Any] | None = None
+    for i, flow in enumerate(scenario.flows):
+        if flow.cc_kind() not in COUPLED:
+            continue
+        opts = {
+            "count_per_segment": flow.tcp.count_mode == "per_segment",
+            "ssthresh_in_recovery": flow.tcp.recovery_uses_ssthresh,
+            "olia_min_ssthresh": flow.tcp.min_ssthresh_segments,
+        }
+        if opts["olia_min_ssthresh"] not in (1, 2):
+            raise _refuse(
+                i,
+                "tcp.min_ssthresh_segments",
+                f"the kernel implementation takes 1 or 2, got {opts['olia_min_ssthresh']}",
+            )
+        if chosen is None:
+            chosen = opts
+        elif opts != chosen:
+            raise _refuse(
+                i,
+                "tcp",
+                "count_mode, recovery_uses_ssthresh and min_ssthresh_segments must be the "
+                "same for every coupled flow of a run (one kernel registration serves them all)",
+            )
+    return chosen
+
+
+def load_coupled(scenario: Scenario) -> dict[str, Any] | None:
+    """Register the coupled congestion controls the scenario uses; returns what the report
+    records (implementation, object hash, options, kernel release), or None if none is used."""
+    names = sorted({KERNEL_CC[f.cc_kind()] for f in scenario.flows if f.cc_kind() in COUPLED})
+    if not names:
+        return None
+    module = kernel_cc_module()
+    if module is None:  # check() refused already; kept for type narrowing
+        raise UserError("the coupled congestion controls are not part of this build")
+    opts = _coupled_options(scenario) or {}
+    try:
+        info = module.ensure_loaded(names, options=module.CCOptions(**opts))
+    except module.KernelCCError as exc:
+        raise UserError(f"cannot load {', '.join(names)}: {exc}") from None
+    return {"kernel_release": platform.release(), "congestion_controls": info}

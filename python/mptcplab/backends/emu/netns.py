@@ -1,0 +1,164 @@
+"""Network namespaces and their configuration, through iproute2 (``ip``).
+
+Each host of a run is a namespace ``mptcplab-<run id>-c<g>`` / ``-s<g>`` (see
+:mod:`.addressing`). Its interfaces are TUN devices that linkem creates inside it; this module
+adds the addresses, policy routing (one table per source address, so each subflow leaves by its
+own path), the MPTCP limits and ``subflow`` endpoints, and the per-namespace sysctls.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterable, Sequence
+
+from mptcplab.backends.emu.addressing import TABLE_BASE, Group
+
+IP_TIMEOUT_S = 30.0
+
+
+class EmulatorError(RuntimeError):
+    """The machine refused a step of building or running the emulated network."""
+
+
+def ip(*args: str, namespace: str | None = None, stdin: str | None = None) -> str:
+    cmd = ["ip"]
+    if namespace is not None:
+        cmd += ["-n", namespace]
+    cmd += list(args)
+    proc = subprocess.run(
+        cmd, input=stdin, capture_output=True, text=True, timeout=IP_TIMEOUT_S, check=False
+    )
+    if proc.returncode != 0:
+        shown = " ".join(cmd) if stdin is None else f"{' '.join(cmd)} <<{stdin.strip()!r}"
+        raise EmulatorError(f"{shown} failed: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def batch(namespace: str, commands: Sequence[str]) -> None:
+    """Run several ``ip`` commands in one process (``ip -n NS -batch -``)."""
+    if commands:
+        ip("-batch", "-", namespace=namespace, stdin="\n".join(commands) + "\n")
+
+
+def sysctl(namespace: str, settings: dict[str, str]) -> None:
+    """Set per-namespace sysctls (net.* values belong to the namespace that writes them)."""
+    if not settings:
+        return
+    args = [f"{k}={v}" for k, v in settings.items()]
+    proc = subprocess.run(
+        ["ip", "netns", "exec", namespace, "sysctl", "-q", "-w", *args],
+        capture_output=True,
+        text=True,
+        timeout=IP_TIMEOUT_S,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise EmulatorError(f"sysctl in {namespace} failed: {proc.stderr.strip()}")
+
+
+def list_namespaces() -> list[str]:
+    out = ip("netns", "list")
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def add(namespace: str) -> None:
+    ip("netns", "add", namespace)
+
+
+def delete(namespace: str) -> bool:
+    """Remove a namespace; False if it did not exist."""
+    try:
+        ip("netns", "delete", namespace)
+    except EmulatorError:
+        return False
+    return True
+
+
+def delete_all(namespaces: Iterable[str]) -> list[str]:
+    existing = set(list_namespaces())
+    removed = []
+    for ns in namespaces:
+        if ns in existing and delete(ns):
+            removed.append(ns)
+    return removed
+
+
+def _buffers(low: int, default: int, cap: int) -> str:
+    return f"{low} {min(default, cap)} {cap}"
+
+
+COMMON_SYSCTLS = {
+    # IPv4 only: no router solicitations or MLD reports on the emulated links.
+    "net.ipv6.conf.all.disable_ipv6": "1",
+    "net.ipv6.conf.default.disable_ipv6": "1",
+    "net.ipv4.conf.all.rp_filter": "0",
+    "net.ipv4.conf.default.rp_filter": "0",
+    # Each connection starts from the scenario's state, not from cached metrics of the last.
+    "net.ipv4.tcp_no_metrics_save": "1",
+    "net.mptcp.enabled": "1",
+}
+
+
+def configure_client(group: Group, *, sndbuf_cap: int) -> None:
+    """Addresses, per-source routing towards the server, MPTCP endpoints and limits."""
+    flow = group.flow
+    server = group.server_iface.address
+    initcwnd = f" initcwnd {flow.tcp.initial_window}"
+    cmds = ["link set lo up"]
+    for p, iface in enumerate(group.client_ifaces):
+        table = TABLE_BASE + p
+        cmds += [
+            f"address add {iface.address}/32 dev {iface.name}",
+            f"link set {iface.name} mtu 1500 up",
+            f"rule add from {iface.address} table {table} pref {table}",
+            f"route add {server}/32 dev {iface.name} src {iface.address} table {table}" + initcwnd,
+        ]
+    first = group.client_ifaces[0]
+    cmds.append(f"route add {server}/32 dev {first.name} src {first.address}" + initcwnd)
+    extra = len(group.client_ifaces) - 1
+    cmds.append(f"mptcp limits set subflows {extra} add_addr_accepted 0")
+    for iface in group.client_ifaces[1:]:
+        cmds.append(f"mptcp endpoint add {iface.address} dev {iface.name} subflow")
+    batch(group.client_ns, cmds)
+    sysctl(
+        group.client_ns,
+        {**COMMON_SYSCTLS, "net.ipv4.tcp_wmem": _buffers(4096, 16384, sndbuf_cap)},
+    )
+
+
+def configure_server(group: Group, *, rcvbuf_cap: int, autotune: bool) -> None:
+    """Address, the route back to the client, MPTCP limits and receive-side sysctls."""
+    flow = group.flow
+    iface = group.server_iface
+    # quickack 1 on the route makes the receiver ACK every segment (RTAX_QUICKACK), the
+    # scenario's default; otherwise Linux's delayed ACKs apply.
+    quickack = "" if flow.tcp.delayed_ack else " quickack 1"
+    cmds = [
+        "link set lo up",
+        f"address add {iface.address}/32 dev {iface.name}",
+        f"link set {iface.name} mtu 1500 up",
+        f"route add 198.18.0.0/16 dev {iface.name} src {iface.address}" + quickack,
+        f"mptcp limits set subflows {len(group.client_ifaces) - 1} add_addr_accepted 0",
+    ]
+    batch(group.server_ns, cmds)
+    sysctl(
+        group.server_ns,
+        {
+            **COMMON_SYSCTLS,
+            "net.ipv4.tcp_rmem": _buffers(4096, 131072, rcvbuf_cap),
+            "net.ipv4.tcp_moderate_rcvbuf": "1" if autotune else "0",
+        },
+    )
+
+
+def tun_drops(namespace: str, device: str) -> int:
+    """Packets the kernel dropped on a TUN device because linkem did not read them in time."""
+    try:
+        data = json.loads(ip("-s", "-j", "link", "show", "dev", device, namespace=namespace))
+    except (EmulatorError, ValueError):
+        return 0
+    if not data:
+        return 0
+    stats = data[0].get("stats64") or data[0].get("stats") or {}
+    return int(stats.get("tx", {}).get("dropped", 0))

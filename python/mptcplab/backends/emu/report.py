@@ -1,0 +1,433 @@
+"""Turn what the programs of a run measured into a report with the simulator's fields
+(crates/mpsim/src/report.rs), plus the emulator's ``fidelity`` and ``backend`` blocks.
+
+Definitions follow the simulator's (crates/mpsim/src/sim.rs ``report``): goodput counts bytes
+read by the receiving application over the measurement window; link counters are differences
+between linkem's snapshots at the end of the warm-up and at the end; block latencies cover the
+blocks completed after the warm-up, with the same nearest-rank quantiles. Where the kernel only
+offers an approximation, the ``backend.notes`` say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mptcplab.backends.emu.addressing import Group, Plan
+from mptcplab.backends.emu.kernel import KERNEL_CC
+from mptcplab.scenario.model import Scenario
+
+FORMAT_VERSION = 1
+
+#: Thresholds beyond which the emulator, not the emulated network, shaped the result.
+MIN_RATE_RATIO = 0.99
+MAX_LATENESS_P99_US = 1000.0
+MAX_CPU_PERCENT = 85.0
+#: Fewer back-to-back releases than this give no meaningful rate measurement.
+MIN_BUSY_RELEASES_BYTES = 100 * 1500
+
+NOTES = (
+    "final_rcvbuf_bytes and peak_rcvbuf_bytes are the kernel's receive-memory figures "
+    "(SO_RCVBUF, SO_MEMINFO rmem_alloc) halved, the SO_RCVBUF convention for payload room",
+    "fast_retransmits = retransmitted segments minus RTO events (TCP_INFO has no separate count)",
+    "subflow goodput is the subflow's bytes acknowledged (tcpi_bytes_acked) over the window; "
+    "cwnd, srtt and time_to_max_cwnd_s come from samples every trace_interval_ms",
+    "penalizations is always 0: the kernel does not penalise subflows",
+)
+
+
+@dataclass
+class RunData:
+    """Everything a run collected, handed to :func:`build`."""
+
+    scenario: Scenario
+    plan: Plan
+    t0_ns: int
+    servers: list[dict[str, Any]]
+    clients: list[dict[str, Any]]
+    linkem_warmup: dict[str, Any]
+    linkem_end: dict[str, Any]
+    linkem_final: dict[str, Any]
+    tun_drops: dict[str, int]
+    wall_s: float
+    setup_s: float
+    kernel_release: str
+    notes: list[str] = field(default_factory=list)
+    coupled: dict[str, Any] | None = None
+
+
+def summarize(latencies_ms: list[float]) -> dict[str, Any] | None:
+    """LatencySummary with the simulator's nearest-rank quantiles."""
+    if not latencies_ms:
+        return None
+    lat = sorted(latencies_ms)
+    n = len(lat)
+
+    def q(p: float) -> float:
+        return lat[round((n - 1) * p)]
+
+    return {
+        "count": n,
+        "mean_ms": sum(lat) / n,
+        "p50_ms": q(0.5),
+        "p95_ms": q(0.95),
+        "p99_ms": q(0.99),
+        "max_ms": lat[-1],
+    }
+
+
+def jain(values: list[float]) -> float:
+    """Jain's fairness index (spec §5.2)."""
+    if not values or not any(values):
+        return 0.0
+    return sum(values) ** 2 / (len(values) * sum(v * v for v in values))
+
+
+def _conn_for(server: dict[str, Any], index: int) -> dict[str, Any] | None:
+    for c in server.get("conns", []):
+        if c.get("flow") == index:
+            return c
+    return None
+
+
+def _flow_samples(client: dict[str, Any], index: int) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    for s in client.get("samples", []):
+        for f in s["flows"]:
+            if f["index"] == index:
+                out.append((s["t_ns"], f))
+    return out
+
+
+def _subflow_series(
+    group: Group, samples: list[tuple[int, dict[str, Any]]]
+) -> dict[int, list[tuple[int, dict[str, Any]]]]:
+    """Per path index, the (time, tcp_info) samples of the subflow that used it."""
+    series: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for t, f in samples:
+        if f.get("tcp") is not None:
+            series.setdefault(0, []).append((t, f["tcp"]))
+            continue
+        for sf in f.get("subflows", []):
+            p = group.path_of_address(sf["local"].rsplit(":", 1)[0])
+            if p is not None:
+                series.setdefault(p, []).append((t, sf["tcp"]))
+    return series
+
+
+def _value_at(series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str) -> int:
+    """The last sampled value at or before ``t_ns`` (0 before the first sample)."""
+    value = 0
+    for t, s in series:
+        if t > t_ns:
+            break
+        value = s[key]
+    return value
+
+
+def _subflow_report(
+    data: RunData,
+    p: int,
+    path: list[str],
+    series: list[tuple[int, dict[str, Any]]],
+    start_ns: int,
+) -> dict[str, Any]:
+    sc = data.scenario
+    warm = data.t0_ns + int(sc.warmup_s * 1e9)
+    end = data.t0_ns + int(sc.duration_s * 1e9)
+    measured = sc.duration_s - sc.warmup_s
+    last = series[-1][1] if series else {}
+    acked = _value_at(series, end, "bytes_acked") - _value_at(series, warm, "bytes_acked")
+    cwnds = [(t, s["snd_cwnd"] * s["snd_mss"]) for t, s in series]
+    max_cwnd = max((c for _, c in cwnds), default=0)
+    reached = next((t for t, c in cwnds if c == max_cwnd), start_ns) if cwnds else start_ns
+    rtts = [s["rtt_us"] for _, s in series if s["rtt_us"] > 0]
+    retrans = int(last.get("total_retrans", 0))
+    timeouts = int(last.get("total_rto", 0))
+    return {
+        "index": p,
+        "path": path,
+        "goodput_mbps": max(acked, 0) * 8 / measured / 1e6,
+        "bytes_delivered": int(last.get("bytes_acked", 0)),
+        "packets_sent": int(last.get("data_segs_out", 0)),
+        "retransmits": retrans,
+        "fast_retransmits": max(retrans - timeouts, 0),
+        "timeouts": timeouts,
+        "mean_srtt_ms": sum(rtts) / len(rtts) / 1000 if rtts else 0.0,
+        "max_cwnd_bytes": float(max_cwnd),
+        "time_to_max_cwnd_s": max(reached - start_ns, 0) / 1e9,
+    }
+
+
+def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    sc = data.scenario
+    measured = sc.duration_s - sc.warmup_s
+    warm = data.t0_ns + int(sc.warmup_s * 1e9)
+    flows: list[dict[str, Any]] = []
+    block_series: list[dict[str, Any]] = []
+    extra: dict[str, Any] = {}
+    for group, server, client in zip(data.plan.groups, data.servers, data.clients, strict=True):
+        spec = group.flow
+        start_ns = data.t0_ns + int(spec.start_s * 1e9)
+        for k, flow_id in enumerate(spec.flow_ids()):
+            conn = _conn_for(server, k) or {}
+            sent = next((f for f in client.get("flows", []) if f["index"] == k), {})
+            samples = _flow_samples(client, k)
+            series = _subflow_series(group, samples)
+            subflows = [
+                _subflow_report(data, p, spec.paths[p], series[p], start_ns) for p in sorted(series)
+            ]
+            last_mptcp = next((f["mptcp"] for _, f in reversed(samples) if f.get("mptcp")), None)
+            rwnd_limited_us = max(
+                (s[-1][1].get("rwnd_limited_us", 0) for s in series.values() if s), default=0
+            )
+            rmem = [s["rmem_alloc"] for s in conn.get("samples", [])]
+            rcvbuf = [s["rcvbuf"] for s in conn.get("samples", [])]
+            completion_s = None
+            if conn.get("completion_ns"):
+                completion_s = (conn["completion_ns"] - start_ns) / 1e9
+            block_latency = None
+            if spec.app.kind == "blocks":
+                writes = sent.get("block_write_ns", [])
+                dones = conn.get("block_done_ns", [])
+                pairs = list(zip(dones, writes, strict=False))
+                block_latency = summarize([(d - w) / 1e6 for d, w in pairs if d >= warm])
+                if "blocks" in sc.trace:
+                    block_series.append(
+                        {
+                            "flow": flow_id,
+                            "done_s": [(d - data.t0_ns) / 1e9 for d, _ in pairs],
+                            "latency_ms": [(d - w) / 1e6 for d, w in pairs],
+                        }
+                    )
+            flows.append(
+                {
+                    "id": flow_id,
+                    "protocol": spec.protocol,
+                    "cc": spec.cc_kind(),
+                    "goodput_mbps": (conn.get("bytes_at_end", 0) - conn.get("bytes_at_warmup", 0))
+                    * 8
+                    / measured
+                    / 1e6,
+                    "bytes_delivered": int(conn.get("bytes", 0)),
+                    "retransmits": sum(s["retransmits"] for s in subflows),
+                    "reinjections": int(last_mptcp["retransmits"]) if last_mptcp else 0,
+                    "penalizations": 0,
+                    "rwnd_limited_s": rwnd_limited_us / 1e6,
+                    "peak_rcvbuf_bytes": max(rmem, default=0) // 2,
+                    "final_rcvbuf_bytes": (rcvbuf[-1] if rcvbuf else 0) // 2,
+                    "completion_s": completion_s,
+                    "block_latency": block_latency,
+                    "subflows": subflows,
+                }
+            )
+            connect_ms = None
+            if sent.get("connected_ns") and sent.get("connect_start_ns"):
+                connect_ms = (sent["connected_ns"] - sent["connect_start_ns"]) / 1e6
+            rtt_us = sent.get("handshake_rtt_us")
+            extra[flow_id] = {
+                "congestion_control": KERNEL_CC[spec.cc_kind()],
+                "connect_ms": connect_ms,
+                "handshake_rtt_ms": rtt_us / 1000 if rtt_us else None,
+                "error": sent.get("error"),
+                "mptcp_fallback": bool(last_mptcp and last_mptcp.get("fallback")),
+                "subflows_total": int(last_mptcp["subflows_total"]) if last_mptcp else None,
+                "namespaces": [group.client_ns, group.server_ns],
+            }
+    return flows, block_series, extra
+
+
+def _diff(b: dict[str, Any], a: dict[str, Any], key: str) -> int:
+    return int(b[key]) - int(a[key])
+
+
+def _links(data: RunData) -> list[dict[str, Any]]:
+    a_links = {lk["id"]: lk for lk in data.linkem_warmup["links"]}
+    dt_ns = data.linkem_end["time_ns"] - data.linkem_warmup["time_ns"]
+    out = []
+    for lk in data.linkem_end["links"]:
+        b = lk["forward"]["counters"]
+        a = a_links[lk["id"]]["forward"]["counters"]
+        offered = _diff(b, a, "offered")
+        drops = sum(_diff(b, a, k) for k in ("queue_drops", "red_drops", "random_drops"))
+        out.append(
+            {
+                "id": lk["id"],
+                "utilization": _diff(b, a, "busy_ns") / dt_ns if dt_ns > 0 else 0.0,
+                "packets": _diff(b, a, "packets"),
+                "bytes": _diff(b, a, "bytes"),
+                "drops": drops,
+                "queue_drops": _diff(b, a, "queue_drops"),
+                "red_drops": _diff(b, a, "red_drops"),
+                "random_drops": _diff(b, a, "random_drops"),
+                "loss_rate": drops / offered if offered > 0 else 0.0,
+                "mean_queue_packets": _diff(b, a, "queue_area_packet_ns") / dt_ns
+                if dt_ns > 0
+                else 0.0,
+                "max_queue_packets": int(b["max_queue_packets"]),
+            }
+        )
+    return out
+
+
+def _lateness(summary: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "count": summary["count"],
+        "p50_us": summary["p50_us"],
+        "p99_us": summary["p99_us"],
+        "max_us": summary["max_us"],
+    }
+
+
+def fidelity(data: RunData) -> dict[str, Any]:
+    """How faithfully linkem reproduced the configured links, and whether it was the
+    bottleneck of the run."""
+    final = data.linkem_final
+    wall_s = (final["time_ns"] - final["started_ns"]) / 1e9
+    cpu_s = final["cpu_user_s"] + final["cpu_system_s"]
+    cpu_percent = 100.0 * cpu_s / wall_s if wall_s > 0 else 0.0
+    problems: list[str] = []
+    links = []
+    for spec, lk in zip(data.scenario.links, final["links"], strict=True):
+        fwd, rev = lk["forward"], lk["reverse"]
+        c = fwd["counters"]
+        achieved = None
+        ratio = None
+        if c["busy_release_bytes"] >= MIN_BUSY_RELEASES_BYTES and c["busy_release_wall_ns"] > 0:
+            achieved = c["busy_release_bytes"] * 8 / c["busy_release_wall_ns"] * 1e3
+            ratio = achieved / spec.capacity_mbps
+        link_problems = []
+        if ratio is not None and ratio < MIN_RATE_RATIO:
+            link_problems.append(
+                f"achieved {achieved:.3f} of {spec.capacity_mbps:g} Mbit/s while busy"
+            )
+        for name, d in (("forward", fwd), ("reverse", rev)):
+            p99 = d["lateness"]["p99_us"]
+            if d["lateness"]["count"] and p99 > MAX_LATENESS_P99_US:
+                link_problems.append(f"{name} release lateness p99 {p99 / 1000:.2f} ms")
+        problems += [f"link {spec.id}: {p}" for p in link_problems]
+        links.append(
+            {
+                "id": spec.id,
+                "configured_mbps": spec.capacity_mbps,
+                "achieved_busy_mbps": achieved,
+                "rate_ratio": ratio,
+                "lateness_us": _lateness(fwd["lateness"]),
+                "reverse_lateness_us": _lateness(rev["lateness"]),
+                "ok": not link_problems,
+            }
+        )
+    if cpu_percent > MAX_CPU_PERCENT:
+        problems.append(f"linkem used {cpu_percent:.0f}% of a core")
+    dropped = {k: v for k, v in data.tun_drops.items() if v}
+    if dropped:
+        problems.append(
+            "the kernel dropped packets linkem did not read in time: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(dropped.items()))
+        )
+    if final.get("unroutable"):
+        problems.append(f"{final['unroutable']} packets had no route in linkem")
+    return {
+        "links": links,
+        "linkem_cpu_percent": cpu_percent,
+        "realtime_scheduling": bool(final.get("realtime")),
+        "tun_drops": sum(data.tun_drops.values()),
+        "emulation_bottleneck": bool(problems),
+        "problems": problems,
+    }
+
+
+def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any] | None:
+    sc = data.scenario
+    if not sc.trace:
+        return None
+    step_ns = int(sc.trace_interval_ms * 1e6)
+    n = int(sc.duration_s * 1e9 // step_ns) + 1
+    grid = [data.t0_ns + k * step_ns for k in range(n)]
+    traces: dict[str, Any] = {"time_s": [(t - data.t0_ns) / 1e9 for t in grid]}
+
+    def on_grid(series: list[tuple[int, float]]) -> list[float]:
+        out, i, value = [], 0, 0.0
+        for t in grid:
+            while i < len(series) and series[i][0] <= t + step_ns // 2:
+                value = series[i][1]
+                i += 1
+            out.append(value)
+        return out
+
+    if "cwnd" in sc.trace or "rwnd" in sc.trace:
+        cwnd, rwnd = [], []
+        for group, client in zip(data.plan.groups, data.clients, strict=True):
+            for k, flow_id in enumerate(group.flow.flow_ids()):
+                series = _subflow_series(group, _flow_samples(client, k))
+                for p in sorted(series):
+                    pts = [(t, float(s["snd_cwnd"] * s["snd_mss"])) for t, s in series[p]]
+                    cwnd.append({"name": f"{flow_id}/{p}", "values": on_grid(pts)})
+                first = series.get(0, [])
+                rwnd.append(
+                    {
+                        "name": flow_id,
+                        "values": on_grid([(t, float(s["snd_wnd"])) for t, s in first]),
+                    }
+                )
+        if "cwnd" in sc.trace:
+            traces["cwnd"] = cwnd
+        if "rwnd" in sc.trace:
+            traces["rwnd"] = rwnd
+    if "queue" in sc.trace:
+        qt = data.linkem_final.get("queue_trace") or {"time_ns": [], "packets": []}
+        traces["queue"] = [
+            {
+                "name": spec.id,
+                "values": on_grid(
+                    list(zip(qt["time_ns"], map(float, qt["packets"][i]), strict=True))
+                ),
+            }
+            for i, spec in enumerate(sc.links)
+        ]
+    if "blocks" in sc.trace:
+        traces["blocks"] = block_series
+    return traces
+
+
+def build(data: RunData, *, run_id: str, version: str) -> dict[str, Any]:
+    sc = data.scenario
+    flows, block_series, flow_extra = _flows(data)
+    final = data.linkem_final
+    offered = sum(
+        lk[d]["counters"]["offered"] for lk in final["links"] for d in ("forward", "reverse")
+    )
+    delivered = sum(
+        lk[d]["counters"]["delivered"] for lk in final["links"] for d in ("forward", "reverse")
+    )
+    report: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "mpsim_version": version,
+        "scenario": sc.to_dict(),
+        "seed": sc.seed,
+        "measured_s": sc.duration_s - sc.warmup_s,
+        "events": offered,
+        "packets_delivered": delivered,
+        "data_packets_delivered": sum(
+            lk["forward"]["counters"]["delivered"] for lk in final["links"]
+        ),
+        "flows": flows,
+        "links": _links(data),
+        "wall_s": data.wall_s,
+    }
+    traces = _traces(data, block_series)
+    if traces is not None:
+        report["traces"] = traces
+    report["fidelity"] = fidelity(data)
+    report["backend"] = {
+        "name": "emu",
+        "kernel_release": data.kernel_release,
+        "run_id": run_id,
+        "scheduler": "kernel default (linger time)",
+        "setup_s": data.setup_s,
+        "coupled_congestion_control": data.coupled,
+        "flows": flow_extra,
+        "jain_fairness": jain([f["goodput_mbps"] for f in flows]),
+        "notes": [*data.notes, *NOTES],
+    }
+    return report

@@ -1,0 +1,198 @@
+"""One emulator run, from scenario to report, with teardown in every case.
+
+Order: check the scenario against the kernel (refusals happen before anything is created) →
+run directory and lock → namespaces → linkem (creates the TUN devices inside them) →
+addresses, routes, MPTCP endpoints, sysctls → traffic servers, then clients → ``go`` at time
+zero → snapshots of linkem at the end of the warm-up and at the end → results → teardown:
+processes, namespaces, run directory. Teardown runs in ``finally``, so also on errors, Ctrl-C
+and SIGTERM; after a SIGKILL ``mptcplab clean`` (:mod:`.cleanup`) removes what is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from mptcplab.backends.emu import addressing, kernel, netns
+from mptcplab.backends.emu import report as report_mod
+from mptcplab.backends.emu.linkem import Linkem
+from mptcplab.backends.emu.netns import EmulatorError
+from mptcplab.backends.emu.programs import Program, require_binary
+from mptcplab.backends.emu.rundir import RunDir
+from mptcplab.backends.emu.traffic import start_clients, start_servers
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import DEFAULT_BUFFER_CAP_BYTES, Scenario
+
+#: Time between the ``go`` message and time zero, so every process is waiting when it comes.
+START_MARGIN_S = 0.3
+#: Extra time the traffic programs get after the scenario's end to write their results.
+FINISH_GRACE_S = 15.0
+
+
+def preflight(info: kernel.KernelInfo) -> None:
+    """Refuse to start where the emulator cannot run at all."""
+    missing = []
+    if not info.root:
+        missing.append("root privileges")
+    if not info.tun:
+        missing.append("/dev/net/tun")
+    if not info.netns:
+        missing.append("network namespaces (iproute2 `ip`)")
+    if info.mptcp_enabled is False:
+        missing.append("MPTCP (sysctl net.mptcp.enabled=1)")
+    if info.mptcp_enabled is None:
+        missing.append("a kernel with MPTCP")
+    if missing:
+        raise EmulatorError(
+            "the emulator cannot run here: it needs "
+            + ", ".join(missing)
+            + " (see mptcplab doctor)"
+        )
+    require_binary("linkem")
+    require_binary("mptcp-traffic")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Let SIGTERM unwind like Ctrl-C so the teardown runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _sleep_until(monotonic_ns: int) -> None:
+    while True:
+        left = (monotonic_ns - time.monotonic_ns()) / 1e9
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.5))
+
+
+class Run:
+    """The resources of one run, released by :meth:`teardown` whatever happened."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.rundir = RunDir.create()
+        self.plan = addressing.plan(scenario, self.rundir.run_id)
+        self.namespaces: list[str] = []
+        self.linkem: Linkem | None = None
+        self.programs: list[Program] = []
+
+    def build(self) -> None:
+        for ns in self.plan.namespaces:
+            netns.add(ns)
+            self.namespaces.append(ns)
+        self.linkem = Linkem(self.scenario, self.plan, self.rundir)
+        self.linkem.wait_ready()
+        for g in self.plan.groups:
+            flow = g.flow
+            netns.configure_client(g, sndbuf_cap=flow.sndbuf_max_bytes or DEFAULT_BUFFER_CAP_BYTES)
+            netns.configure_server(
+                g,
+                rcvbuf_cap=flow.rcvbuf_max_bytes or DEFAULT_BUFFER_CAP_BYTES,
+                autotune=flow.rcvbuf_mode() == "auto",
+            )
+
+    def traffic(self) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]], dict, dict]:
+        assert self.linkem is not None
+        sc = self.scenario
+        servers = start_servers(sc, self.plan.groups, self.rundir)
+        self.programs += servers
+        for s in servers:
+            s.wait_ready(10.0)
+        clients = start_clients(sc, self.plan.groups, self.rundir)
+        self.programs += clients
+        for c in clients:
+            c.wait_ready(10.0)
+        t0 = time.monotonic_ns() + int(START_MARGIN_S * 1e9)
+        for p in servers + clients:
+            p.send(f"go {t0}")
+        _sleep_until(t0 + int(sc.warmup_s * 1e9))
+        at_warmup = self.linkem.snapshot()
+        _sleep_until(t0 + int(sc.duration_s * 1e9))
+        at_end = self.linkem.snapshot()
+        for p in servers + clients:
+            if p.wait(FINISH_GRACE_S) != 0:
+                raise EmulatorError(f"{p.name} failed: {p.stderr_tail()}")
+        server_out = [_read(self.rundir, f"server-{g.index}.json") for g in self.plan.groups]
+        client_out = [_read(self.rundir, f"client-{g.index}.json") for g in self.plan.groups]
+        return t0, server_out, client_out, at_warmup, at_end
+
+    def tun_drops(self) -> dict[str, int]:
+        return {
+            f"{i.namespace}/{i.name}": netns.tun_drops(i.namespace, i.name)
+            for i in self.plan.interfaces()
+        }
+
+    def teardown(self) -> None:
+        for p in self.programs:
+            with contextlib.suppress(Exception):
+                p.stop(2.0)
+        if self.linkem is not None:
+            with contextlib.suppress(Exception):
+                self.linkem.program.stop(2.0)
+        netns.delete_all(self.namespaces)
+        self.rundir.remove()
+
+
+def _read(rundir: RunDir, name: str) -> dict[str, Any]:
+    from mptcplab.backends.emu.programs import read_json
+
+    return read_json(rundir.path / name)
+
+
+def run_scenario(scenario: Scenario, *, version: str) -> dict[str, Any]:
+    """Run ``scenario`` on the kernel; return the report as plain data."""
+    info = kernel.probe()
+    preflight(info)
+    notes = kernel.check(scenario, info)
+    coupled = kernel.load_coupled(scenario)
+    started = time.monotonic()
+    with _sigterm_as_interrupt():
+        run = Run(scenario)
+        try:
+            run.build()
+            setup_s = time.monotonic() - started
+            t0, servers, clients, at_warmup, at_end = run.traffic()
+            assert run.linkem is not None
+            drops = run.tun_drops()
+            final = run.linkem.stop()
+            data = report_mod.RunData(
+                scenario=scenario,
+                plan=run.plan,
+                t0_ns=t0,
+                servers=servers,
+                clients=clients,
+                linkem_warmup=at_warmup,
+                linkem_end=at_end,
+                linkem_final=final,
+                tun_drops=drops,
+                wall_s=time.monotonic() - started,
+                setup_s=setup_s,
+                kernel_release=platform.release(),
+                notes=notes,
+                coupled=coupled,
+            )
+            return report_mod.build(data, run_id=run.rundir.run_id, version=version)
+        except EmulatorError as exc:
+            raise EmulatorError(f"run {run.rundir.run_id}: {exc}") from None
+        finally:
+            run.teardown()
+
+
+__all__ = ["EmulatorError", "UserError", "preflight", "run_scenario"]

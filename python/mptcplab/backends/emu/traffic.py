@@ -1,0 +1,81 @@
+"""The traffic of a run: one ``mptcp-traffic server`` in each group's server namespace and one
+``mptcp-traffic client`` in its client namespace, all started on the same time zero."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mptcplab.backends.emu.addressing import SERVER_PORT, Group
+from mptcplab.backends.emu.kernel import KERNEL_CC
+from mptcplab.backends.emu.programs import Program, read_json, require_binary
+from mptcplab.backends.emu.rundir import RunDir
+from mptcplab.scenario.model import Scenario
+
+
+def server_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str, Any]:
+    flow = group.flow
+    return {
+        "netns": f"/run/netns/{group.server_ns}",
+        "listen": f"{group.server_iface.address}:{SERVER_PORT}",
+        "transport": flow.protocol,
+        "rcvbuf_bytes": flow.rcvbuf_bytes if flow.rcvbuf_mode() == "fixed" else None,
+        "app": flow.app.model_dump(mode="json"),
+        "warmup_s": scenario.warmup_s,
+        "duration_s": scenario.duration_s,
+        "sample_interval_ms": scenario.trace_interval_ms,
+        "out": str(rundir.path / f"server-{group.index}.json"),
+    }
+
+
+def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str, Any]:
+    flow = group.flow
+    return {
+        "netns": f"/run/netns/{group.client_ns}",
+        "server": f"{group.server_iface.address}:{SERVER_PORT}",
+        "bind": group.client_ifaces[0].address,
+        "transport": flow.protocol,
+        "congestion": KERNEL_CC[flow.cc_kind()],
+        "sndbuf_bytes": flow.sndbuf_bytes,
+        "flows": [{"index": k, "start_s": flow.start_s} for k in range(flow.count)],
+        "app": flow.app.model_dump(mode="json"),
+        "duration_s": scenario.duration_s,
+        "sample_interval_ms": scenario.trace_interval_ms,
+        "out": str(rundir.path / f"client-{group.index}.json"),
+    }
+
+
+@dataclass
+class GroupTraffic:
+    group: Group
+    server: Program
+    client: Program
+    server_out: str
+    client_out: str
+
+    def results(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        from pathlib import Path
+
+        return read_json(Path(self.server_out)), read_json(Path(self.client_out))
+
+
+def _start(rundir: RunDir, name: str, role: str, cfg: dict[str, Any]) -> Program:
+    path = rundir.path / f"{name}.json"
+    path.write_text(json.dumps(cfg))
+    binary = str(require_binary("mptcp-traffic"))
+    return Program(rundir, name, [binary, role, "--config", str(path)])
+
+
+def start_servers(scenario: Scenario, groups: tuple[Group, ...], rundir: RunDir) -> list[Program]:
+    return [
+        _start(rundir, f"server-{g.index}-cfg", "server", server_config(scenario, g, rundir))
+        for g in groups
+    ]
+
+
+def start_clients(scenario: Scenario, groups: tuple[Group, ...], rundir: RunDir) -> list[Program]:
+    return [
+        _start(rundir, f"client-{g.index}-cfg", "client", client_config(scenario, g, rundir))
+        for g in groups
+    ]

@@ -1,0 +1,77 @@
+"""Run a scenario on the real Linux kernel in emulated networks.
+
+    from mptcplab import emu
+    report = emu.run("scenarios/default.toml")     # or a Scenario, or a dict
+    report["flows"][0]["goodput_mbps"], report["fidelity"]["emulation_bottleneck"]
+
+The report has the simulator's fields (see :mod:`mptcplab.results`) plus two blocks:
+``fidelity`` (per link: configured vs achieved rate while busy, release lateness; linkem's CPU;
+``emulation_bottleneck`` with the reasons when the emulator rather than the network shaped the
+result) and ``backend`` (kernel release, congestion control per flow, connect times, notes on
+what the kernel does differently from the simulator's model).
+
+Needs root, /dev/net/tun, network namespaces, MPTCP and the native programs (``make build``);
+``mptcplab doctor`` says what is missing. Runs do not interfere: each has its own namespaces.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mptcplab import __version__
+from mptcplab.backends.emu import cleanup, kernel
+from mptcplab.backends.emu.netns import EmulatorError
+from mptcplab.backends.emu.runner import run_scenario
+from mptcplab.errors import UserError
+from mptcplab.scenario.load import load_document, scenario_from_data
+from mptcplab.scenario.model import Scenario
+
+__all__ = ["EmulatorError", "available", "clean", "run"]
+
+
+def available() -> tuple[bool, str]:
+    """Whether this machine can run the emulator, and if not, why."""
+    from mptcplab.backends.emu.programs import find_binary
+
+    info = kernel.probe()
+    if not info.root:
+        return False, "the emulator needs root"
+    if not info.tun:
+        return False, "no /dev/net/tun"
+    if not info.netns:
+        return False, "no network namespaces or no iproute2"
+    if not info.mptcp_enabled:
+        return False, "MPTCP is not enabled (net.mptcp.enabled)"
+    for name in ("linkem", "mptcp-traffic"):
+        if find_binary(name) is None:
+            return False, f"{name} is not built (make build)"
+    return True, "ok"
+
+
+def _model(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        return scenario_from_data(scenario, syntax="json")
+    if isinstance(scenario, str | os.PathLike):
+        data, text, syntax = load_document(scenario)
+        return scenario_from_data(data, file=str(scenario), text=text, syntax=syntax)
+    raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
+
+
+def run(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> dict[str, Any]:
+    """Emulate ``scenario`` (a :class:`Scenario`, plain data or a .toml/.json path) and return
+    the report as plain data. Raises :class:`UserError` for scenarios the kernel cannot run
+    and :class:`EmulatorError` when the machine refuses a step."""
+    return run_scenario(_model(scenario), version=__version__)
+
+
+def clean(*, force: bool = False) -> list[str]:
+    """Remove what crashed or killed runs left (namespaces, processes, run directories);
+    runs still alive are left alone unless ``force``. Returns one line per thing removed."""
+    return cleanup.clean_all(force=force)
+
+
+# Re-exported for callers that catch both.
+_ = UserError

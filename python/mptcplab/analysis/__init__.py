@@ -11,23 +11,33 @@
   :func:`export`;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
 - ``plots`` and ``report``: figures and the self-contained HTML report.
+
+Names are imported on first use: run workers need the metrics, not pandas or matplotlib.
 """
 
-from mptcplab.analysis.metrics import aggregation_benefit, jain_index, log_gain, run_metrics
-from mptcplab.analysis.report import build_report, write_report
-from mptcplab.analysis.sensitivity import sensitivity_table
-from mptcplab.analysis.tables import export, percentile_table, point_medians, to_pandas
+from __future__ import annotations
 
-__all__ = [
-    "aggregation_benefit",
-    "build_report",
-    "export",
-    "jain_index",
-    "log_gain",
-    "percentile_table",
-    "point_medians",
-    "run_metrics",
-    "sensitivity_table",
-    "to_pandas",
-    "write_report",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "aggregation_benefit": "mptcplab.analysis.metrics",
+    "jain_index": "mptcplab.analysis.metrics",
+    "log_gain": "mptcplab.analysis.metrics",
+    "run_metrics": "mptcplab.analysis.metrics",
+    "build_report": "mptcplab.analysis.report",
+    "write_report": "mptcplab.analysis.report",
+    "sensitivity_table": "mptcplab.analysis.sensitivity",
+    "export": "mptcplab.analysis.tables",
+    "percentile_table": "mptcplab.analysis.tables",
+    "point_medians": "mptcplab.analysis.tables",
+    "to_pandas": "mptcplab.analysis.tables",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'mptcplab.analysis' has no attribute {name!r}")

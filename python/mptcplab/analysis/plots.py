@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
+from typing import Any
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -29,6 +31,12 @@ _PALETTE = (
     "#bcbd22",
 )
 _DPI = 110
+# Matplotlib 3.10 replaced boxplot's `vert` by `orientation`.
+_HORIZONTAL: dict[str, Any] = (
+    {"orientation": "horizontal"}
+    if tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 10)
+    else {"vert": False}
+)
 
 
 def colours(variants: Sequence[str]) -> dict[str, str]:
@@ -74,7 +82,7 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
     if shown:
         parts = box.boxplot(
             [samples[i] for i in shown],
-            vert=False,
+            **_HORIZONTAL,
             patch_artist=True,
             widths=0.6,
             medianprops={"color": "black"},

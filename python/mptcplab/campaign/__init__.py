@@ -5,20 +5,31 @@
 - :func:`run_campaign` executes the runs the store does not hold yet (``runner``), on a local
   process pool or a Ray cluster (``executors``), with any registered backend (``backends``);
 - :class:`Store` is the SQLite file that keeps every finished run (``store``).
+
+Names are imported on first use, so a worker process that only executes runs does not load
+pandas, scipy or the design engines.
 """
 
-from mptcplab.campaign.plan import Plan, build_plan
-from mptcplab.campaign.runner import CampaignInterrupted, RunSummary, run_campaign
-from mptcplab.campaign.spec import Campaign, load
-from mptcplab.campaign.store import Store
+from __future__ import annotations
 
-__all__ = [
-    "Campaign",
-    "CampaignInterrupted",
-    "Plan",
-    "RunSummary",
-    "Store",
-    "build_plan",
-    "load",
-    "run_campaign",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Campaign": "mptcplab.campaign.spec",
+    "load": "mptcplab.campaign.spec",
+    "Plan": "mptcplab.campaign.plan",
+    "build_plan": "mptcplab.campaign.plan",
+    "CampaignInterrupted": "mptcplab.campaign.runner",
+    "RunSummary": "mptcplab.campaign.runner",
+    "run_campaign": "mptcplab.campaign.runner",
+    "Store": "mptcplab.campaign.store",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'mptcplab.campaign' has no attribute {name!r}")

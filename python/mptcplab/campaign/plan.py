@@ -95,7 +95,9 @@ def design_points(campaign: Campaign, design: int) -> DesignPoints:
     # Integer factors may round two points onto one: keep the first (spec §4.1).
     frame = scale(unit, factors, dedupe=True)
     kept = frame.index.to_numpy()
-    values = [{name: _plain(row[name]) for name in names} for _, row in frame.iterrows()]
+    values = [
+        {name: _plain(value) for name, value in row.items()} for row in frame.to_dict("records")
+    ]
     return DesignPoints(design, spec.kind, names, np.asarray(unit)[kept], values)
 
 

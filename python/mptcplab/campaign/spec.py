@@ -260,8 +260,11 @@ def _error_from_validation(
         key = str(loc[-1])
         model = _model_at(loc)
         known = list(model.model_fields) if model is not None else []
+        hint = _suggest(key, known) if known else ""
+        if model is DesignSpec and key in _engine_options():
+            hint = f"; engine options go in [design.options], e.g. options = {{ {key} = ... }}"
         return UserError(
-            f"unknown key '{key}'" + (_suggest(key, known) if known else ""),
+            f"unknown key '{key}'" + hint,
             file=file,
             line=_line(text, loc),
             field=_dotted(loc),
@@ -277,6 +280,12 @@ def _error_from_validation(
             f"parameters, got {error.get('input')!r}"
         )
     return UserError(message, file=file, line=_line(text, loc), field=_dotted(loc))
+
+
+def _engine_options() -> set[str]:
+    from mptcplab.design.generate import ENGINES
+
+    return {name for _, accepted in ENGINES.values() for name in accepted}
 
 
 # --- templates ----------------------------------------------------------------------------------
@@ -394,9 +403,23 @@ def _check(spec: CampaignSpec, path: Path, text: str) -> Campaign:
     fixed = dict(spec.scenario.model_extra or {})
 
     def check_param(param: str, *loc: str | int) -> None:
+        if param == "seed":
+            raise _fail(
+                "each run's seed derives from the campaign's `seed`, the point and the "
+                "replication; remove this one",
+                path,
+                text,
+                *loc,
+            )
         if accepted is not None and param not in accepted:
+            implicit = len(loc) == 2 and loc[0] == "factors"
             raise _fail(
                 f"template '{template_name}' has no parameter '{param}'"
+                + (
+                    " (a factor without `param` sets the parameter of its own name)"
+                    if implicit
+                    else ""
+                )
                 + _suggest(param, accepted),
                 path,
                 text,
@@ -516,7 +539,7 @@ def _qualitative(
     levels: dict[str, dict[Target, Any]] = {}
     if isinstance(fs.levels, list):
         target = _parse_target(fs.param or name, path, text, *loc, "param")
-        claim(target, name, *loc, "param" if fs.param else "levels")
+        claim(target, name, *((*loc, "param") if fs.param else loc))
         for value in fs.levels:
             label = str(value).lower() if isinstance(value, bool) else str(value)
             if label in levels:

@@ -59,7 +59,9 @@ def run_command(
             f"[yellow]interrupted[/]: {s.completed + s.failed} runs committed to {s.store}; "
             "run the same command again to resume"
         )
-        raise typer.Exit(130) from None
+        # SystemExit, not typer.Exit: the CLI runs the app with standalone_mode=False, where
+        # typer.Exit's code would be returned rather than used.
+        raise SystemExit(130) from None
     done = summary.already_done + summary.completed
     console.print(
         f"{campaign.name}: {summary.planned} runs planned, {summary.already_done} already "
@@ -71,7 +73,7 @@ def run_command(
             f"[red]{summary.failed} runs failed[/]: `mptcplab status {summary.store}` shows why; "
             "running the campaign again retries them"
         )
-        raise typer.Exit(1)
+        raise SystemExit(1)
     console.print(
         f"next: mptcplab report {summary.store} -o {summary.store.parent / 'report.html'}"
     )

@@ -1,0 +1,125 @@
+"""Metric formulas against hand-computed values (spec §5.1–§5.3), and their extraction from real
+simulator reports."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mptcplab import sim
+from mptcplab.analysis.metrics import (
+    PAYLOAD_FRACTION,
+    aggregation_benefit,
+    jain_index,
+    log_gain,
+    path_capacities_mbps,
+    reference_metrics,
+    run_metrics,
+)
+from mptcplab.scenario import templates
+
+
+@pytest.mark.parametrize(
+    ("goodput", "capacities", "expected"),
+    [
+        (15.0, [10.0, 5.0], 1.0),  # the sum of the paths: perfect aggregation
+        (10.0, [10.0, 5.0], 0.0),  # as good as the best path
+        (0.0, [10.0, 5.0], -1.0),  # nothing delivered
+        (12.5, [10.0, 5.0], 0.5),  # (12.5 - 10) / (15 - 10)
+        (5.0, [10.0, 5.0], -0.5),  # (5 - 10) / 10
+        (2.5, [10.0, 5.0], -0.75),
+        (16.0, [4.0, 8.0, 4.0], 1.0),  # three paths: (16 - 8) / (16 - 8)
+        (10.0, [4.0, 8.0, 4.0], 0.25),  # (10 - 8) / 8
+        (12.0, [10.0, 0.0], 0.0),  # guard: the other path adds nothing
+        (10.0, [10.0], 0.0),  # guard: a single path
+        (4.0, [10.0], -0.6),  # below the single path: (4 - 10) / 10
+        (0.0, [0.0, 0.0], 0.0),  # guard with nothing to aggregate
+        (20.0, [10.0, 5.0], 2.0),  # measured C_i may be beaten: not clipped
+    ],
+)
+def test_aggregation_benefit_cases(goodput, capacities, expected) -> None:
+    assert aggregation_benefit(goodput, capacities) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("goodput", "capacities"), [(1.0, []), (-1.0, [1.0]), (1.0, [-1.0]), (math.nan, [1.0])]
+)
+def test_aggregation_benefit_rejects_bad_input(goodput, capacities) -> None:
+    with pytest.raises(ValueError):
+        aggregation_benefit(goodput, capacities)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_jain_of_equal_shares_is_one(n) -> None:
+    assert jain_index([3.5] * n) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7])
+def test_jain_of_one_hot_is_one_over_n(n) -> None:
+    shares = [0.0] * n
+    shares[n // 2] = 4.0
+    assert jain_index(shares) == pytest.approx(1.0 / n)
+
+
+def test_jain_hand_case_and_degenerate() -> None:
+    assert jain_index([1.0, 2.0, 3.0]) == pytest.approx(36.0 / 42.0)  # 6² / (3 · 14)
+    assert math.isnan(jain_index([0.0, 0.0]))
+
+
+def test_log_gain() -> None:
+    assert log_gain(20.0, 10.0) == pytest.approx(math.log(2.0))
+    assert log_gain(10.0, 10.0) == 0.0
+    assert log_gain(5.0, 10.0) == pytest.approx(-math.log(2.0))
+    assert math.isnan(log_gain(0.0, 10.0))
+    assert math.isnan(log_gain(10.0, 0.0))
+
+
+def test_reference_metrics_use_the_best_path_for_the_gain() -> None:
+    values = reference_metrics(12.0, [8.0, 6.0])
+    assert values["aggregation_benefit_measured"] == pytest.approx((12.0 - 8.0) / 6.0)
+    assert values["log_gain"] == pytest.approx(math.log(12.0 / 8.0))
+
+
+def test_path_capacity_is_the_narrowest_link_payload() -> None:
+    scenario = {
+        "links": [
+            {"id": "a", "capacity_mbps": 10.0},
+            {"id": "b", "capacity_mbps": 4.0},
+            {"id": "c", "capacity_mbps": 6.0},
+        ],
+        "flows": [{"id": "f", "paths": [["a", "b"], ["c"]]}],
+    }
+    assert path_capacities_mbps(scenario, "f#1") == pytest.approx(
+        [4.0 * 1448 / 1500, 6.0 * 1448 / 1500]
+    )
+
+
+def test_run_metrics_of_a_real_two_path_run() -> None:
+    scenario = templates.make("two_path", capacity_mbps=(8.0, 2.0), duration_s=3.0).to_dict()
+    report = sim.run(scenario).to_dict()
+    metrics = run_metrics(report, scenario)
+    flow = report["flows"][0]
+    assert metrics["goodput_mbps"] == pytest.approx(flow["goodput_mbps"])
+    assert metrics["mptcp_goodput_mbps"] == pytest.approx(flow["goodput_mbps"])
+    caps = [8.0 * PAYLOAD_FRACTION, 2.0 * PAYLOAD_FRACTION]
+    assert metrics["aggregation_benefit"] == pytest.approx(
+        aggregation_benefit(flow["goodput_mbps"], caps)
+    )
+    # A run cannot deliver more than its links carry.
+    assert flow["goodput_mbps"] <= sum(caps) * (1 + 1e-9)
+    assert -1.0 <= metrics["aggregation_benefit"] <= 1.0
+    assert "jain_fairness" not in metrics  # one flow: no fairness to speak of
+    assert "block_latency_p50_ms" not in metrics  # a bulk transfer has no blocks
+
+
+def test_run_metrics_jain_over_several_flows() -> None:
+    scenario = templates.make("three_bottleneck", duration_s=2.0).to_dict()
+    report = sim.run(scenario).to_dict()
+    metrics = run_metrics(report, scenario)
+    goodputs = [f["goodput_mbps"] for f in report["flows"]]
+    assert len(goodputs) == 3
+    assert metrics["jain_fairness"] == pytest.approx(
+        sum(goodputs) ** 2 / (3 * sum(g * g for g in goodputs))
+    )
+    assert 1 / 3 <= metrics["jain_fairness"] <= 1.0

@@ -1,0 +1,84 @@
+"""The HTML report is one self-contained file holding every section."""
+
+from __future__ import annotations
+
+import base64
+import re
+import sys
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_is_self_contained(report_html) -> None:
+    html = report_html
+    assert html.startswith("<!DOCTYPE html>")
+    # Every attribute that loads or links something stays inside the file.
+    for attribute in re.findall(r"""\b(?:src|href)\s*=\s*["']([^"']*)["']""", html):
+        assert attribute.startswith(("data:image/png;base64,", "#")), attribute
+    lowered = html.lower()
+    for external in ("http://", "https://", "<script", "<link", "@import", "url("):
+        assert external not in lowered, external
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    # Per metric: distribution and against-factors figures.
+    assert len(images) == 2 * 4
+    for data in images:
+        assert base64.b64decode(data).startswith(PNG_SIGNATURE)
+
+
+def test_report_has_every_section(report_html) -> None:
+    html = report_html
+    for section in (
+        "campaign",
+        "design",
+        "metric-aggregation-benefit",
+        "metric-aggregation-benefit-measured",
+        "metric-goodput-mbps",
+        "metric-log-gain",
+        "critical",
+        "sensitivity",
+        "provenance",
+    ):
+        assert f'id="{section}"' in html, section
+        assert f'href="#{section}"' in html, section
+    # The campaign file itself, the design-quality measures, the worst points with their factor
+    # values, the sensitivity percentiles, the provenance columns.
+    assert "a small two-path study for the analysis tests" in html
+    assert "[factors.cap0]" in html
+    for word in ("mindist", "phi_p", "coverage", "cd2"):
+        assert f"<th>{word}</th>" in html
+    critical = html[html.index('id="critical"') : html.index('id="sensitivity"')]
+    for column in ("cap0", "rtt1", "variant", "aggregation_benefit"):
+        assert f"<th>{column}</th>" in critical
+    sensitivity = html[html.index('id="sensitivity"') : html.index('id="provenance"')]
+    for column in ("p5", "p25", "p50", "p75", "p95"):
+        assert f"<th>{column}</th>" in sensitivity
+    provenance = html[html.index('id="provenance"') :]
+    for column in ("mptcplab", "git revision", "backend", "host", "started", "ended"):
+        assert f"<th>{column}</th>" in provenance
+    assert "cc=lia" in html and "cc=olia" in html
+
+
+def test_report_command_writes_the_file(
+    analysis_store, report_html, tmp_path, monkeypatch, capsys
+) -> None:
+    from mptcplab import cli
+
+    out = tmp_path / "report.html"
+    monkeypatch.setattr(sys, "argv", ["mptcplab", "report", str(analysis_store), "-o", str(out)])
+    try:
+        cli.main()
+    except SystemExit as exc:
+        assert not exc.code
+    assert out.read_text(encoding="utf-8") == report_html
+    assert str(out) in capsys.readouterr().err
+
+
+def test_report_of_a_missing_store_is_a_user_error(tmp_path, monkeypatch, capsys) -> None:
+    from mptcplab import cli
+
+    monkeypatch.setattr(sys, "argv", ["mptcplab", "report", str(tmp_path / "no.sqlite")])
+    try:
+        cli.main()
+    except SystemExit as exc:
+        assert exc.code == 2
+    assert "no store at" in capsys.readouterr().err

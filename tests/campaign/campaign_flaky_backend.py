@@ -1,0 +1,19 @@
+"""A backend for the failure tests: the real simulator, except that every run fails while the
+environment variable MPTCPLAB_TEST_FAIL is set (workers inherit the environment)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mptcplab.campaign.backends import run_sim, sim_version
+
+
+def run(scenario: dict[str, Any]) -> dict[str, Any]:
+    if os.environ.get("MPTCPLAB_TEST_FAIL"):
+        raise RuntimeError("injected failure")
+    return run_sim(scenario)
+
+
+def version() -> str:
+    return sim_version()

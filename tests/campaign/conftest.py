@@ -1,0 +1,76 @@
+"""Fixtures of the campaign tests: small campaign files that run real simulations in well
+under a second, and the CLI called in-process."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mptcplab import sim
+
+if not sim.available():  # pragma: no cover - the build always provides it
+    pytest.skip("the simulator extension is not built (make build)", allow_module_level=True)
+
+# Two paths, two quantitative factors, one qualitative factor; 1 s of simulated time per run.
+SMALL_CAMPAIGN = """\
+name = "small"
+seed = 11
+replications = 2
+metrics = ["aggregation_benefit", "goodput_mbps"]
+
+[design]
+kind = "lhs"
+points = 3
+
+[scenario]
+template = "two_path"
+duration_s = 1.0
+rtt_ms = [10.0, 30.0]
+
+[factors.cap0]
+low = 1.0
+high = 20.0
+log = true
+param = "capacity_mbps[0]"
+
+[factors.cap1]
+low = 1.0
+high = 20.0
+param = "capacity_mbps[1]"
+
+[factors.cc]
+levels = ["lia", "olia"]
+"""
+
+
+@pytest.fixture
+def write_campaign(tmp_path: Path) -> Callable[..., Path]:
+    """Write a campaign file whose store goes to tmp_path; returns the file's path."""
+
+    def write(text: str = SMALL_CAMPAIGN, name: str = "campaign.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Run ``mptcplab ARGS`` in this process; return (exit code, stdout, stderr)."""
+    from mptcplab import cli as cli_module
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["mptcplab", *args])
+        code = 0
+        try:
+            cli_module.main()
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

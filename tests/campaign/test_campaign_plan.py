@@ -1,0 +1,144 @@
+"""From a campaign file to runs: factor values reach the right template parameters, variants
+share points and seeds, seeds and run keys are deterministic."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+import pytest
+from conftest import SMALL_CAMPAIGN
+
+from mptcplab.campaign import build_plan, load
+
+BACKEND = {"backend": "sim", "backend_version": "test"}
+
+
+@pytest.fixture
+def plan(write_campaign):
+    return build_plan(load(write_campaign()), **BACKEND)
+
+
+def test_run_count_is_points_times_variants_times_replications(plan) -> None:
+    assert len(plan.tasks) == 3 * 2 * 2
+    assert len(plan.unique_runs()) == 12
+
+
+def test_factor_values_reach_the_mapped_template_parameters(plan) -> None:
+    for task in plan.tasks:
+        row, scenario = task.row, task.scenario
+        links = {link["id"]: link for link in scenario["links"]}
+        assert 1.0 <= row.factors["cap0"] <= 20.0
+        assert 1.0 <= row.factors["cap1"] <= 20.0
+        assert links["path0"]["capacity_mbps"] == row.factors["cap0"]
+        assert links["path1"]["capacity_mbps"] == row.factors["cap1"]
+        # two_path documents one-way delay = rtt_ms / 2 (fixed rtt_ms = [10, 30])
+        assert links["path0"]["delay_ms"] == 5.0
+        assert links["path1"]["delay_ms"] == 15.0
+        assert scenario["flows"][0]["cc"] == row.variant["cc"]
+        assert scenario["duration_s"] == 1.0
+        assert scenario["seed"] == row.seed
+
+
+def test_variants_share_points_and_seeds(plan) -> None:
+    by_point = defaultdict(list)
+    for task in plan.tasks:
+        row = task.row
+        by_point[(row.design, row.point, row.replication)].append(row)
+    for rows in by_point.values():
+        assert sorted(r.variant["cc"] for r in rows) == ["lia", "olia"]
+        assert len({json.dumps(r.factors, sort_keys=True) for r in rows}) == 1
+        assert len({r.seed for r in rows}) == 1
+        assert len({r.run_key for r in rows}) == 2
+    seeds = {(k[1], k[2]): rows[0].seed for k, rows in by_point.items()}
+    assert len(set(seeds.values())) == len(seeds), "points and replications get distinct seeds"
+
+
+def test_seeds_follow_the_campaign_seed(write_campaign) -> None:
+    first = build_plan(load(write_campaign()), **BACKEND)
+    again = build_plan(load(write_campaign()), **BACKEND)
+    other = build_plan(
+        load(write_campaign(SMALL_CAMPAIGN.replace("seed = 11", "seed = 12"), "other.toml")),
+        **BACKEND,
+    )
+    assert [t.row.seed for t in first.tasks] == [t.row.seed for t in again.tasks]
+    assert [t.row.run_key for t in first.tasks] == [t.row.run_key for t in again.tasks]
+    assert not {t.row.seed for t in first.tasks} & {t.row.seed for t in other.tasks}
+    assert all(0 <= t.row.seed < 2**63 for t in first.tasks)
+
+
+def test_plan_is_identical_in_another_process(write_campaign, plan) -> None:
+    """No dependence on hash randomisation or process state."""
+    path = write_campaign()
+    code = (
+        "import json, sys\n"
+        "from mptcplab.campaign import build_plan, load\n"
+        f"p = build_plan(load({str(path)!r}), backend='sim', backend_version='test')\n"
+        "print(json.dumps([[t.row.run_key, t.row.seed, t.row.factors] for t in p.tasks]))\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    here = [[t.row.run_key, t.row.seed, t.row.factors] for t in plan.tasks]
+    assert json.loads(out) == json.loads(json.dumps(here))
+
+
+def test_run_keys_change_with_the_backend_version(write_campaign) -> None:
+    campaign = load(write_campaign())
+    a = build_plan(campaign, backend="sim", backend_version="1")
+    b = build_plan(campaign, backend="sim", backend_version="2")
+    assert not set(a.unique_runs()) & set(b.unique_runs())
+
+
+def test_reference_runs_are_single_path_tcp_shared_by_cc_variants(write_campaign) -> None:
+    text = SMALL_CAMPAIGN.replace(
+        'metrics = ["aggregation_benefit", "goodput_mbps"]',
+        'metrics = ["aggregation_benefit_measured"]\nreference_runs = true',
+    )
+    plan = build_plan(load(write_campaign(text)), **BACKEND)
+    tasks = {t.row.run_key: t for t in plan.tasks}
+    mains = [t for t in plan.tasks if t.row.role == "main"]
+    assert len(mains) == 12
+    for main in mains:
+        keys = main.row.reference_keys
+        assert keys is not None and len(keys) == 2
+        for path_index, key in enumerate(keys):
+            reference = tasks[key]
+            assert reference.row.role == "reference"
+            assert reference.row.path == path_index
+            (flow,) = reference.scenario["flows"]
+            assert flow["protocol"] == "tcp"
+            assert flow["cc"] == "reno"
+            assert flow["paths"] == [main.scenario["flows"][0]["paths"][path_index]]
+            assert reference.scenario["links"] == main.scenario["links"]
+            assert reference.scenario["seed"] == main.scenario["seed"]
+    # LIA and OLIA runs of one point and replication share their TCP references.
+    by_point = defaultdict(set)
+    for main in mains:
+        by_point[(main.row.point, main.row.replication)].add(tuple(main.row.reference_keys))
+    assert all(len(keys) == 1 for keys in by_point.values())
+    assert len(plan.unique_runs()) == 12 + 3 * 2 * 2
+
+
+def test_integer_factor_gets_integers(write_campaign) -> None:
+    text = SMALL_CAMPAIGN.replace(
+        '[factors.cc]\nlevels = ["lia", "olia"]',
+        '[factors.rcvbuf]\nkind = "integer"\nlow = 20000\nhigh = 400000',
+    )
+    plan = build_plan(load(write_campaign(text)), **BACKEND)
+    for task in plan.tasks:
+        value = task.row.factors["rcvbuf"]
+        assert isinstance(value, int) and 20000 <= value <= 400000
+        assert task.scenario["flows"][0]["rcvbuf_bytes"] == value
+
+
+def test_k_designs_are_independent(write_campaign) -> None:
+    text = SMALL_CAMPAIGN.replace("points = 3", "points = 3\ndesigns = 2")
+    plan = build_plan(load(write_campaign(text)), **BACKEND)
+    assert [d.index for d in plan.designs] == [0, 1]
+    assert plan.designs[0].values != plan.designs[1].values
+    assert len(plan.unique_runs()) == 2 * 12

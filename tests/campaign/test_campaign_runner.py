@@ -1,0 +1,331 @@
+"""The runner and its store, on real simulations: every run committed once, re-runs skip what is
+done and retry what failed, a killed campaign resumes without duplicates or changed results."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SMALL_CAMPAIGN
+
+import mptcplab
+from mptcplab.campaign import Store, load, run_campaign
+from mptcplab.campaign.backends import BACKENDS, Backend, register
+from mptcplab.campaign.executors import make_executor
+from mptcplab.campaign.store import decompress_json
+from mptcplab.errors import UserError
+
+
+def _run(path: Path, **kwargs):
+    campaign = load(path)
+    return run_campaign(campaign, output=path.parent / "store.sqlite", progress=False, **kwargs)
+
+
+def _runs(store_path: Path) -> list[sqlite3.Row]:
+    db = sqlite3.connect(store_path)
+    db.row_factory = sqlite3.Row
+    try:
+        return db.execute("SELECT * FROM runs ORDER BY run_key").fetchall()
+    finally:
+        db.close()
+
+
+def test_campaign_runs_everything_once_and_a_rerun_skips_it(write_campaign) -> None:
+    path = write_campaign()
+    first = _run(path, jobs=2)
+    assert (first.planned, first.already_done, first.completed, first.failed) == (12, 0, 12, 0)
+    second = _run(path, jobs=2)
+    assert (second.planned, second.already_done, second.completed) == (12, 12, 0)
+
+    rows = _runs(first.store)
+    assert len(rows) == 12
+    assert all(r["status"] == "done" and r["attempts"] == 1 for r in rows)
+    for row in rows:
+        report = decompress_json(row["report"])
+        scenario = decompress_json(row["scenario"])
+        metrics = json.loads(row["metrics"])
+        assert report["seed"] == row["seed"] == scenario["seed"]
+        assert metrics["goodput_mbps"] == pytest.approx(
+            sum(f["goodput_mbps"] for f in report["flows"])
+        )
+        assert row["wall_s"] > 0
+
+    with Store(first.store) as store:
+        (entry,) = store.provenance()  # the second invocation had nothing to run
+        assert store.counts() == {"planned": 12, "done": 12, "failed": 0, "pending": 0}
+    assert entry["campaign_text"] == path.read_text()
+    assert entry["mptcplab_version"] == mptcplab.__version__
+    assert entry["backend"] == "sim" and "mpsim" in entry["backend_version"]
+    assert entry["ended_at"] is not None and entry["completed_runs"] == 12
+    assert entry["host"]
+    assert entry["git_revision"]  # the tests run in a git checkout
+
+
+def test_failed_runs_are_stored_with_their_error_and_retried(
+    write_campaign, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(
+        BACKENDS,
+        "flaky",
+        Backend("flaky", "campaign_flaky_backend:run", "campaign_flaky_backend:version"),
+    )
+    path = write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "flaky"\nmetrics ='))
+    monkeypatch.setenv("MPTCPLAB_TEST_FAIL", "1")
+    code, _, err = cli("run", str(path), "-o", str(path.parent / "store.sqlite"), "-q")
+    assert code == 1
+    assert "12 runs failed" in " ".join(err.split())
+    rows = _runs(path.parent / "store.sqlite")
+    assert len(rows) == 12
+    assert all(r["status"] == "failed" for r in rows)
+    assert all("RuntimeError: injected failure" in r["error"] for r in rows)
+    assert all(r["report"] is None and r["metrics"] is None for r in rows)
+
+    monkeypatch.delenv("MPTCPLAB_TEST_FAIL")
+    retry = _run(path, jobs=2)
+    assert (retry.already_done, retry.completed, retry.failed) == (0, 12, 0)
+    rows = _runs(retry.store)
+    assert len(rows) == 12
+    assert all(r["status"] == "done" and r["attempts"] == 2 and r["report"] for r in rows)
+
+
+def test_same_campaign_gives_the_same_results_in_another_store(write_campaign, tmp_path) -> None:
+    path = write_campaign()
+    campaign = load(path)
+    a = run_campaign(campaign, output=tmp_path / "a.sqlite", progress=False, jobs=2)
+    b = run_campaign(campaign, output=tmp_path / "b.sqlite", progress=False, jobs=1)
+    rows_a = {r["run_key"]: r["metrics"] for r in _runs(a.store)}
+    rows_b = {r["run_key"]: r["metrics"] for r in _runs(b.store)}
+    assert rows_a == rows_b and len(rows_a) == 12
+
+
+# 10 points × 2 variants × 2 replications = 40 runs of 30 simulated seconds at 30–60 Mbit/s.
+RESUME_CAMPAIGN = """\
+name = "resume"
+seed = 3
+replications = 2
+metrics = ["goodput_mbps"]
+
+[design]
+kind = "lhs"
+points = 10
+options = { optimize = false }
+
+[scenario]
+template = "two_path"
+duration_s = 30.0
+
+[factors.cap0]
+low = 30.0
+high = 60.0
+param = "capacity_mbps[0]"
+
+[factors.cap1]
+low = 30.0
+high = 60.0
+param = "capacity_mbps[1]"
+
+[factors.cc]
+levels = ["lia", "olia"]
+"""
+
+
+def _start(path: Path, store: Path, jobs: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mptcplab.cli",
+            "run",
+            str(path),
+            "-o",
+            str(store),
+            "-j",
+            str(jobs),
+            "-q",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: the kill reaches its workers too
+        # A shell starts background jobs with SIGINT ignored, and Python then keeps ignoring
+        # it; give the runner the default disposition a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def _done_metrics(store: Path) -> dict[str, str]:
+    if not store.exists():
+        return {}
+    db = sqlite3.connect(store, timeout=10)
+    try:
+        return dict(db.execute("SELECT run_key, metrics FROM runs WHERE status = 'done'"))
+    except sqlite3.OperationalError:  # tables not created yet
+        return {}
+    finally:
+        db.close()
+
+
+def _wait_for_runs(process: subprocess.Popen[bytes], store: Path, count: int) -> dict[str, str]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        done = _done_metrics(store)
+        if len(done) >= count:
+            return done
+        if process.poll() is not None:
+            raise AssertionError(f"runner exited early: {process.stderr.read().decode()}")
+        time.sleep(0.02)
+    raise AssertionError("no progress within two minutes")
+
+
+def test_campaign_killed_with_sigkill_resumes_without_duplicates(write_campaign, tmp_path) -> None:
+    path = write_campaign(RESUME_CAMPAIGN)
+    store = tmp_path / "resume.sqlite"
+    process = _start(path, store, jobs=1)
+    try:
+        _wait_for_runs(process, store, 5)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    before = _done_metrics(store)
+    assert 5 <= len(before) < 40, "the kill must land mid-way"
+
+    restarted = _start(path, store, jobs=2)
+    assert restarted.wait(timeout=300) == 0, restarted.stderr.read().decode()
+
+    rows = _runs(store)
+    assert len(rows) == 40
+    assert len({r["run_key"] for r in rows}) == 40
+    assert all(r["status"] == "done" and r["attempts"] == 1 for r in rows)
+    after = {r["run_key"]: r["metrics"] for r in rows}
+    assert {k: after[k] for k in before} == before
+    with Store(store) as s:
+        history = s.provenance()
+        assert len(history) == 2
+        assert history[0]["ended_at"] is None  # killed: never closed
+        assert history[1]["ended_at"] is not None
+        assert history[0]["completed_runs"] == len(before)
+        assert history[1]["completed_runs"] == 40 - len(before)
+        assert s.counts()["done"] == 40
+
+
+def _assert_group_ends(pgid: int) -> None:
+    """The runner stopped its workers: its process group empties (helpers exit on their own
+    once the runner is gone, within a few seconds)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.killpg(pgid, signal.SIGKILL)
+    raise AssertionError("worker processes outlived the interrupted runner")
+
+
+def test_sigint_stops_the_campaign_and_keeps_what_finished(write_campaign, tmp_path) -> None:
+    path = write_campaign(RESUME_CAMPAIGN)
+    store = tmp_path / "interrupt.sqlite"
+    process = _start(path, store, jobs=2)
+    try:
+        _wait_for_runs(process, store, 3)
+        process.send_signal(signal.SIGINT)  # the runner alone, as a terminal's Ctrl-C would
+        code = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert code == 130
+    assert "interrupted" in process.stderr.read().decode()
+    _assert_group_ends(process.pid)
+    with Store(store) as s:
+        (entry,) = s.provenance()
+        assert entry["ended_at"] is not None
+        done = s.counts()["done"]
+    assert 3 <= done < 40
+    assert entry["completed_runs"] == done
+
+
+def test_status_and_export_commands(write_campaign, cli, tmp_path) -> None:
+    path = write_campaign()
+    summary = _run(path, jobs=2)
+    code, out, _ = cli("status", str(summary.store))
+    assert code == 0
+    assert "12 runs planned" in out and "12 done" in out and "0 pending" in out
+
+    # The same campaign with a fourth point: the stored runs count, the new ones are pending.
+    more = write_campaign(
+        SMALL_CAMPAIGN.replace("points = 3", "points = 4").replace(
+            "[design]", f'output = "{summary.store}"\n\n[design]'
+        ),
+        "more.toml",
+    )
+    code, out, _ = cli("status", str(more))
+    assert code == 0
+    assert "16 runs planned" in out and "pending" in out
+
+    csv_path = tmp_path / "runs.csv"
+    code, _, err = cli("export", str(summary.store), "--csv", str(csv_path))
+    assert code == 0, err
+    import pandas as pd
+
+    frame = pd.read_csv(csv_path)
+    assert len(frame) == 12
+    assert {"cap0", "cap1", "cc", "goodput_mbps", "aggregation_benefit", "seed"} <= set(frame)
+    parquet_path = tmp_path / "runs.parquet"
+    code, _, _ = cli("export", str(summary.store), "--parquet", str(parquet_path))
+    assert code == 0
+    assert pd.read_parquet(parquet_path).shape == frame.shape
+    code, _, err = cli("export", str(summary.store))
+    assert code == 2 and "exactly one of --csv" in err
+
+
+def test_store_belongs_to_one_campaign(write_campaign) -> None:
+    path = write_campaign()
+    _run(path, jobs=1)
+    other = write_campaign(SMALL_CAMPAIGN.replace('name = "small"', 'name = "other"'), "o.toml")
+    with pytest.raises(UserError, match="belongs to campaign 'small'"):
+        run_campaign(load(other), output=path.parent / "store.sqlite", progress=False)
+
+
+def test_store_from_a_newer_format_is_refused(tmp_path) -> None:
+    path = tmp_path / "store.sqlite"
+    Store(path, create=True).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '999' WHERE key = 'format_version'")
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="newer mptcplab"):
+        Store(path)
+
+
+def test_ray_executor_without_ray_says_how_to_install_it() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        pass
+    else:  # pragma: no cover
+        pytest.skip("ray is installed here")
+    with pytest.raises(UserError, match=r"pip install 'mptcplab\[ray\]'"):
+        make_executor("ray", jobs=None, address="127.0.0.1:6379", serial=False)
+
+
+def test_unknown_backend_is_a_located_error(write_campaign) -> None:
+    text = SMALL_CAMPAIGN.replace("metrics =", 'backend = "emu2"\nmetrics =')
+    with pytest.raises(UserError, match="unknown backend 'emu2'") as caught:
+        load(write_campaign(text))
+    assert caught.value.field == "backend"
+
+
+def test_register_adds_a_backend() -> None:
+    backend = Backend("probe", "campaign_flaky_backend:run", "campaign_flaky_backend:version")
+    try:
+        register(backend)
+        assert BACKENDS["probe"] is backend
+        assert "mpsim" in backend.version_string()
+    finally:
+        BACKENDS.pop("probe", None)

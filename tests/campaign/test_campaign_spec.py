@@ -1,0 +1,201 @@
+"""Campaign files: every kind of mistake gives one message naming the file, the line and the key,
+and the CLI exits with code 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SMALL_CAMPAIGN
+
+from mptcplab.campaign import load
+from mptcplab.errors import UserError
+
+
+def _line_of(text: str, needle: str) -> int:
+    """1-based line of the first line containing ``needle`` (the oracle for error lines)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in the campaign text")
+
+
+# (name, edit of SMALL_CAMPAIGN, text of the offending line, dotted key, words the message has)
+BAD_FILES = [
+    (
+        "misspelt top-level key",
+        lambda t: t.replace("replications = 2", "replicatons = 2"),
+        "replicatons = 2",
+        "replicatons",
+        ["unknown key 'replicatons'", "did you mean 'replications'"],
+    ),
+    (
+        "misspelt factor key",
+        lambda t: t.replace(
+            'high = 20.0\nparam = "capacity_mbps[1]"', 'hihg = 20.0\nparam = "capacity_mbps[1]"'
+        ),
+        "hihg = 20.0",
+        "factors.cap1.hihg",
+        ["unknown key 'hihg'", "did you mean 'high'"],
+    ),
+    (
+        "domain low > high",
+        lambda t: t.replace(
+            "low = 1.0\nhigh = 20.0\nlog = true", "low = 30.0\nhigh = 20.0\nlog = true"
+        ),
+        "low = 30.0",
+        "factors.cap0.low",
+        ["low > high", "30.0 > 20.0"],
+    ),
+    (
+        "unknown template",
+        lambda t: t.replace('template = "two_path"', 'template = "two_paths"'),
+        'template = "two_paths"',
+        "scenario.template",
+        ["unknown template 'two_paths'", "did you mean 'two_path'"],
+    ),
+    (
+        "factor mapped to an unknown template parameter",
+        lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "capacity[1]"'),
+        'param = "capacity[1]"',
+        "factors.cap1.param",
+        ["has no parameter 'capacity'", "did you mean 'capacity_mbps'"],
+    ),
+    (
+        "qualitative factor named after no template parameter",
+        lambda t: t.replace("[factors.cc]", "[factors.congestion]"),
+        "[factors.congestion]",
+        "factors.congestion",
+        ["has no parameter 'congestion'"],
+    ),
+    (
+        "unknown metric",
+        lambda t: t.replace('"goodput_mbps"]', '"goodput"]'),
+        "metrics = ",
+        "metrics[1]",
+        ["unknown metric 'goodput'", "did you mean 'goodput_mbps'"],
+    ),
+    (
+        "reference metric without reference runs",
+        lambda t: t.replace('"goodput_mbps"]', '"log_gain"]'),
+        "metrics = ",
+        "metrics[1]",
+        ["reference_runs = true"],
+    ),
+    (
+        "wrong type",
+        lambda t: t.replace("replications = 2", 'replications = "2"'),
+        'replications = "2"',
+        "replications",
+        ["expected an integer", "'2'"],
+    ),
+    (
+        "unknown design kind",
+        lambda t: t.replace('kind = "lhs"', 'kind = "lsh"'),
+        'kind = "lsh"',
+        "design.kind",
+        ["expected one of", "'lsh'"],
+    ),
+    (
+        "misspelt fixed template parameter",
+        lambda t: t.replace("rtt_ms = [10.0, 30.0]", "rtt = [10.0, 30.0]"),
+        "rtt = [10.0, 30.0]",
+        "scenario.rtt",
+        ["has no parameter 'rtt'", "did you mean 'rtt_ms'"],
+    ),
+    (
+        "template rejects a level",
+        lambda t: t.replace('levels = ["lia", "olia"]', 'levels = ["lia", "olla"]'),
+        "[factors.cc]",
+        "factors.cc",
+        ["rejected cc", "'olla'"],
+    ),
+    (
+        "two factors on one parameter",
+        lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "capacity_mbps[0]"'),
+        'param = "capacity_mbps[0]"\n\n[factors.cc]',
+        "factors.cap1.param",
+        ["already set by factor 'cap0'"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "offending", "key", "words"),
+    [case[1:] for case in BAD_FILES],
+    ids=[case[0] for case in BAD_FILES],
+)
+def test_bad_campaign_gives_one_located_message_and_exit_2(
+    write_campaign, cli, edit, offending, key, words
+) -> None:
+    text = edit(SMALL_CAMPAIGN)
+    assert text != SMALL_CAMPAIGN, "the edit must change the file"
+    path = write_campaign(text)
+    if "\n" in offending:  # a line identified by what follows it
+        first, _, following = offending.partition("\n")
+        expected_line = text[: text.index(offending)].count("\n") + 1
+        assert text.splitlines()[expected_line - 1] == first, following
+    else:
+        expected_line = _line_of(text, offending)
+
+    code, out, err = cli("run", str(path), "-q")
+
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    message = lines[0]
+    assert f"{path}:{expected_line}: {key}: " in message
+    for word in words:
+        assert word in message
+    assert "Traceback" not in err
+    assert not (path.parent / "results").exists(), "nothing may run for a bad campaign"
+
+
+def test_missing_required_key_names_it(write_campaign, cli) -> None:
+    path = write_campaign(SMALL_CAMPAIGN.replace('name = "small"\n', ""))
+    code, _, err = cli("run", str(path), "-q")
+    assert code == 2
+    assert f"{path}: name: missing key 'name'" in err
+
+
+def test_invalid_toml_names_the_line(write_campaign, cli) -> None:
+    text = SMALL_CAMPAIGN.replace("replications = 2", "replications = = 2")
+    path = write_campaign(text)
+    code, _, err = cli("run", str(path), "-q")
+    assert code == 2
+    assert f"{path}:{_line_of(text, 'replications = = 2')}:" in err
+    assert "not valid TOML" in err
+
+
+def test_missing_campaign_file(cli, tmp_path: Path) -> None:
+    code, _, err = cli("run", str(tmp_path / "nope.toml"), "-q")
+    assert code == 2
+    assert "no campaign file" in err
+
+
+def test_seed_cannot_be_fixed_in_the_scenario(write_campaign) -> None:
+    text = SMALL_CAMPAIGN.replace("duration_s = 1.0", "duration_s = 1.0\nseed = 5")
+    with pytest.raises(UserError) as caught:
+        load(write_campaign(text))
+    assert caught.value.field == "scenario.seed"
+    assert caught.value.line == _line_of(text, "seed = 5")
+
+
+def test_list_parameter_needs_every_element(write_campaign) -> None:
+    # Only element 1 of queuing_delay_ms is set, element 0 comes from nowhere.
+    text = (
+        SMALL_CAMPAIGN + '\n[factors.q1]\nlow = 0.0\nhigh = 50.0\nparam = "queuing_delay_ms[1]"\n'
+    )
+    with pytest.raises(UserError, match=r"queuing_delay_ms\[0\] is not set"):
+        load(write_campaign(text))
+
+
+def test_valid_campaign_loads_with_its_factors_and_targets(write_campaign) -> None:
+    campaign = load(write_campaign())
+    assert [f.name for f in campaign.quantitative] == ["cap0", "cap1"]
+    assert campaign.quantitative[0].log and not campaign.quantitative[1].log
+    assert str(campaign.targets["cap0"]) == "capacity_mbps[0]"
+    assert [q.name for q in campaign.qualitative] == ["cc"]
+    assert list(campaign.qualitative[0].levels) == ["lia", "olia"]
+    assert campaign.output == Path("results/small/store.sqlite")

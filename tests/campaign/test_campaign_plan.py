@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from conftest import SMALL_CAMPAIGN
@@ -142,3 +143,30 @@ def test_k_designs_are_independent(write_campaign) -> None:
     assert [d.index for d in plan.designs] == [0, 1]
     assert plan.designs[0].values != plan.designs[1].values
     assert len(plan.unique_runs()) == 2 * 12
+
+
+CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
+
+
+@pytest.mark.parametrize(
+    ("name", "points", "replications", "runs"),
+    [
+        # points × 4 variants × replications MPTCP runs + points × 2 buffers × replications × 2
+        # paths single-path TCP references (shared by LIA and OLIA)
+        ("quickstart.toml", 50, 3, 50 * 4 * 3 + 50 * 2 * 3 * 2),
+        ("conext13-lowbdp.toml", 200, 5, 200 * 4 * 5 + 200 * 2 * 5 * 2),
+        ("conext13-highbdp.toml", 200, 5, 200 * 4 * 5 + 200 * 2 * 5 * 2),
+    ],
+)
+def test_shipped_campaigns_plan_the_study(name, points, replications, runs) -> None:
+    campaign = load(CAMPAIGNS / name)
+    assert campaign.spec.replications == replications
+    plan = build_plan(campaign, **BACKEND)
+    assert [len(d.values) for d in plan.designs] == [points]
+    assert len(plan.unique_runs()) == runs
+    high_bdp = "highbdp" in name
+    for task in plan.tasks[:: max(1, len(plan.tasks) // 50)]:
+        for link in task.scenario["links"]:
+            assert 0.1 <= link["capacity_mbps"] <= 100.0
+            assert 0.0 <= 2 * link["delay_ms"] <= (400.0 if high_bdp else 50.0)
+            assert 0.0 <= link["queue"]["ms"] <= (2000.0 if high_bdp else 100.0)

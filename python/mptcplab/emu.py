@@ -17,6 +17,7 @@ Needs root, /dev/net/tun, network namespaces, MPTCP and the native programs (``m
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from mptcplab import __version__
@@ -27,7 +28,7 @@ from mptcplab.errors import UserError
 from mptcplab.scenario.load import load_document, scenario_from_data
 from mptcplab.scenario.model import Scenario
 
-__all__ = ["EmulatorError", "available", "clean", "run"]
+__all__ = ["EmulatorError", "UserError", "available", "clean", "run"]
 
 
 def available() -> tuple[bool, str]:
@@ -60,18 +61,31 @@ def _model(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scen
     raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
 
 
-def run(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> dict[str, Any]:
+def run(
+    scenario: Scenario | dict[str, Any] | str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    duration_s: float | None = None,
+    trace: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Emulate ``scenario`` (a :class:`Scenario`, plain data or a .toml/.json path) and return
-    the report as plain data. Raises :class:`UserError` for scenarios the kernel cannot run
-    and :class:`EmulatorError` when the machine refuses a step."""
-    return run_scenario(_model(scenario), version=__version__)
+    the report as plain data. ``seed``, ``duration_s`` and ``trace`` replace the scenario's
+    values when given. Raises :class:`UserError` for scenarios the kernel cannot run and
+    :class:`EmulatorError` when the machine refuses a step."""
+    model = _model(scenario)
+    changes: dict[str, Any] = {}
+    if seed is not None:
+        changes["seed"] = seed
+    if duration_s is not None:
+        changes["duration_s"] = duration_s
+    if trace is not None:
+        changes["trace"] = list(trace)
+    if changes:
+        model = scenario_from_data({**model.to_dict(), **changes}, syntax="json")
+    return run_scenario(model, version=__version__)
 
 
 def clean(*, force: bool = False) -> list[str]:
     """Remove what crashed or killed runs left (namespaces, processes, run directories);
     runs still alive are left alone unless ``force``. Returns one line per thing removed."""
     return cleanup.clean_all(force=force)
-
-
-# Re-exported for callers that catch both.
-_ = UserError

@@ -40,7 +40,7 @@ pub struct Counters {
     pub random_drops: u64,
     pub queue_drops: u64,
     pub red_drops: u64,
-    /// Nanoseconds the serialiser was busy.
+    /// Nanoseconds the serialiser was busy, up to the last `advance`.
     pub busy_ns: u64,
     /// Integral of the queue length (packets, including the one on the wire) over time,
     /// packet·ns; divide a difference by the elapsed time for the mean queue.
@@ -65,8 +65,11 @@ pub struct LinkDir {
     jitter: SimTime,
     loss: f64,
     discipline: Option<Discipline>,
-    /// Finish times and sizes of packets queued or on the wire, oldest first.
-    in_system: VecDeque<(SimTime, u32)>,
+    /// Finish time, size and serialisation time of packets queued or on the wire, oldest
+    /// first.
+    in_system: VecDeque<(SimTime, u32, SimTime)>,
+    /// Serialisation time of the packets already retired.
+    busy_retired_ns: u64,
     queued_bytes: u64,
     busy_until: SimTime,
     last_arrival: SimTime,
@@ -98,6 +101,7 @@ impl LinkDir {
             loss,
             discipline,
             in_system: VecDeque::new(),
+            busy_retired_ns: 0,
             queued_bytes: 0,
             busy_until: SimTime::ZERO,
             last_arrival: SimTime::ZERO,
@@ -126,9 +130,10 @@ impl LinkDir {
         self.in_system.len() as u64
     }
 
-    /// Retire every packet whose serialisation ended by `now`, integrating the queue length.
+    /// Retire every packet whose serialisation ended by `now`, integrating the queue length
+    /// and the busy time (including the part of the current transmission already done).
     pub fn advance(&mut self, now: SimTime) {
-        while let Some(&(finish, bytes)) = self.in_system.front() {
+        while let Some(&(finish, bytes, tx)) = self.in_system.front() {
             if finish > now {
                 break;
             }
@@ -137,6 +142,7 @@ impl LinkDir {
             self.queued_bytes -= bytes as u64;
             self.counters.packets += 1;
             self.counters.bytes += bytes as u64;
+            self.busy_retired_ns += tx.0;
             if self.in_system.is_empty() {
                 if let Some(d) = self.discipline.as_mut() {
                     d.on_empty(finish);
@@ -144,6 +150,11 @@ impl LinkDir {
             }
         }
         self.integrate_to(now);
+        let in_progress = match self.in_system.front() {
+            Some(&(finish, _, tx)) => now.0.saturating_sub(finish.0 - tx.0),
+            None => 0,
+        };
+        self.counters.busy_ns = self.busy_retired_ns + in_progress;
     }
 
     fn integrate_to(&mut self, t: SimTime) {
@@ -195,8 +206,7 @@ impl LinkDir {
         let tx = rate.serialization_time(wire_bytes);
         let finish = start + tx;
         self.busy_until = finish;
-        self.counters.busy_ns += tx.0;
-        self.in_system.push_back((finish, wire_bytes));
+        self.in_system.push_back((finish, wire_bytes, tx));
         self.queued_bytes += wire_bytes as u64;
         let len = self.in_system.len() as u64;
         self.counters.max_queue_packets = self.counters.max_queue_packets.max(len);
@@ -329,6 +339,9 @@ mod tests {
         for _ in 0..3 {
             l.offer(SimTime::ZERO, 1500);
         }
+        l.advance(SimTime::from_millis_f64(1.5));
+        // Half of the second packet's serialisation is done at 1.5 ms.
+        assert_eq!(l.counters.busy_ns, 1_500_000);
         l.advance(SimTime::from_millis(6));
         assert_eq!(l.counters.queue_area_packet_ns, 6 * 1_000_000);
         assert_eq!(l.counters.packets, 3);

@@ -375,16 +375,14 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
         if "rwnd" in sc.trace:
             traces["rwnd"] = rwnd
     if "queue" in sc.trace:
-        qt = data.linkem_final.get("queue_trace") or {"time_ns": [], "packets": []}
-        traces["queue"] = [
-            {
-                "name": spec.id,
-                "values": on_grid(
-                    list(zip(qt["time_ns"], map(float, qt["packets"][i]), strict=True))
-                ),
-            }
-            for i, spec in enumerate(sc.links)
-        ]
+        qt = data.linkem_final.get("queue_trace") or {}
+        times, packets = qt.get("time_ns", []), qt.get("packets", [])
+        traces["queue"] = []
+        for i, spec in enumerate(sc.links):
+            values = map(float, packets[i] if i < len(packets) else [])
+            traces["queue"].append(
+                {"name": spec.id, "values": on_grid(list(zip(times, values, strict=False)))}
+            )
     if "blocks" in sc.trace:
         traces["blocks"] = block_series
     return traces

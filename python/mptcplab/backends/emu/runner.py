@@ -159,8 +159,8 @@ def _read(rundir: RunDir, name: str) -> dict[str, Any]:
 def run_scenario(scenario: Scenario, *, version: str) -> dict[str, Any]:
     """Run ``scenario`` on the kernel; return the report as plain data."""
     info = kernel.probe()
+    notes = kernel.check(scenario, info)  # bad input is refused before anything else
     preflight(info)
-    notes = kernel.check(scenario, info)
     coupled = kernel.load_coupled(scenario)
     started = time.monotonic()
     with _sigterm_as_interrupt():

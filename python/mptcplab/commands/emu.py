@@ -1,0 +1,131 @@
+"""``mptcplab emu FILE``: run one scenario on the real kernel in emulated networks and print
+what it measured (the simulator's tables, then the emulation's fidelity)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from mptcplab.commands.sim import _parse_trace, print_report
+from mptcplab.errors import UserError
+
+
+def _us(value: float | None) -> str:
+    return "" if value is None else f"{value:,.0f}"
+
+
+def fidelity_table(report: dict[str, Any]) -> Table:
+    fid = report["fidelity"]
+    table = Table(
+        title="emulation fidelity",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("link", no_wrap=True)
+    for name in (
+        "configured\nMbit/s",
+        "achieved busy\nMbit/s",
+        "lateness µs\np50 / p99 / max",
+        "ACK lateness µs\np50 / p99 / max",
+        "ok",
+    ):
+        table.add_column(name, justify="right")
+    for link in fid["links"]:
+        fwd, rev = link["lateness_us"], link["reverse_lateness_us"]
+        achieved = link["achieved_busy_mbps"]
+        table.add_row(
+            link["id"],
+            f"{link['configured_mbps']:g}",
+            "" if achieved is None else f"{achieved:.3f}",
+            f"{_us(fwd['p50_us'])} / {_us(fwd['p99_us'])} / {_us(fwd['max_us'])}",
+            f"{_us(rev['p50_us'])} / {_us(rev['p99_us'])} / {_us(rev['max_us'])}",
+            "yes" if link["ok"] else "[red]no[/red]",
+        )
+    return table
+
+
+def print_fidelity(report: dict[str, Any], console: Console) -> None:
+    fid = report["fidelity"]
+    console.print(fidelity_table(report))
+    rt = "real-time" if fid["realtime_scheduling"] else "ordinary scheduling"
+    console.print(
+        f"linkem CPU {fid['linkem_cpu_percent']:.1f}% of a core ({rt}) · "
+        f"kernel {report['backend']['kernel_release']} · run {report['backend']['run_id']}",
+        style="dim",
+        highlight=False,
+    )
+    if fid["emulation_bottleneck"]:
+        console.print(
+            "[bold red]warning:[/bold red] the emulator was a bottleneck of this run; "
+            "its figures describe the emulator as much as the network:"
+        )
+        for p in fid["problems"]:
+            console.print(f"  - {p}", highlight=False)
+
+
+def emu_command(
+    file: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON instead of tables.")
+    ] = False,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option("--duration", help="Replace the scenario's duration_s (seconds)."),
+    ] = None,
+    trace: Annotated[
+        str | None,
+        typer.Option("--trace", help="Record traces: comma-separated cwnd,rwnd,queue,blocks."),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
+    ] = None,
+) -> None:
+    """Run a scenario on the real Linux kernel in emulated networks (needs root)."""
+    from mptcplab import emu
+
+    traces = _parse_trace(trace)
+    try:
+        report = emu.run(file, seed=seed, duration_s=duration, trace=traces)
+    except emu.EmulatorError as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1) from None
+    text = json.dumps(report, indent=2, allow_nan=False)
+    if output is not None:
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write the report: {exc.strerror}", file=str(output)) from None
+    if report["fidelity"]["emulation_bottleneck"]:
+        typer.secho(
+            "warning: the emulator was a bottleneck of this run: "
+            + "; ".join(report["fidelity"]["problems"]),
+            fg=typer.colors.YELLOW,
+            err=True,
+        )
+    if json_out:
+        sys.stdout.write(text + "\n")
+        return
+    from mptcplab.results import Report
+
+    console = Console()
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    print_report(Report.from_dict(report), console)
+    console.print()
+    print_fidelity(report, console)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("emu")(emu_command)

@@ -1,0 +1,129 @@
+"""What the emulator refuses or notes, against a described kernel (no system access)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mptcplab.backends.emu import kernel
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import Scenario
+
+KERNEL = kernel.KernelInfo(
+    release="6.18",
+    root=True,
+    tun=True,
+    netns=True,
+    mptcp_enabled=True,
+    available_cc=("reno", "bbr", "cubic"),
+    allowed_cc=("reno", "bbr"),
+    loadable_cc=(),
+    schedulers=("default",),
+    coupled_ok=False,
+    coupled_reason="bpf/build is not built",
+)
+
+
+def scenario(**flow: Any) -> Scenario:
+    base: dict[str, Any] = {"id": "f", "protocol": "mptcp", "paths": [["a"], ["b"]]}
+    return Scenario.model_validate(
+        {
+            "duration_s": 1,
+            "links": [
+                {"id": "a", "capacity_mbps": 8, "delay_ms": 10},
+                {"id": "b", "capacity_mbps": 2, "delay_ms": 75},
+            ],
+            "flows": [{**base, **flow}],
+        }
+    )
+
+
+def refusal(sc: Scenario, info: kernel.KernelInfo = KERNEL) -> UserError:
+    with pytest.raises(UserError) as exc:
+        kernel.check(sc, info)
+    return exc.value
+
+
+def test_uncoupled_cubic_with_the_kernel_scheduler_runs_with_notes_on_defaults() -> None:
+    notes = kernel.check(scenario(cc="cubic", scheduler="linger"), KERNEL)
+    text = " ".join(notes)
+    assert "penalization" in text and "opportunistic_retransmit" in text
+
+
+def test_the_default_minrtt_scheduler_is_refused_pointing_to_linger_and_the_simulator() -> None:
+    err = refusal(scenario(cc="cubic"))
+    assert err.field == "flows[0].scheduler"
+    assert "minrtt" in str(err) and "(the default)" in str(err)
+    assert 'scheduler = "linger"' in str(err) and "mptcplab sim" in str(err)
+
+
+@pytest.mark.parametrize("sched", ["roundrobin", "redundant"])
+def test_schedulers_the_kernel_lacks_are_refused(sched: str) -> None:
+    assert refusal(scenario(cc="cubic", scheduler=sched)).field == "flows[0].scheduler"
+
+
+def test_coupled_cc_without_the_bpf_modules_names_what_the_kernel_offers() -> None:
+    err = refusal(scenario(scheduler="linger"))  # lia: the default for mptcp
+    msg = str(err)
+    assert err.field == "flows[0].cc"
+    assert "'lia' (the default for mptcp)" in msg
+    assert "bbr, cubic, reno" in msg and "mptcplab sim" in msg and "bpf/build" in msg
+
+
+def test_coupled_cc_is_accepted_when_the_bpf_modules_are_loadable() -> None:
+    info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
+    kernel.check(scenario(cc="olia", scheduler="linger"), info)
+
+
+def test_a_congestion_control_the_kernel_lacks_is_refused() -> None:
+    info = kernel.KernelInfo(**{**KERNEL.__dict__, "available_cc": ("reno",)})
+    err = refusal(scenario(cc="cubic", scheduler="linger"), info)
+    assert "offers reno" in str(err)
+
+
+def test_simulator_switches_set_explicitly_are_refused() -> None:
+    err = refusal(scenario(cc="cubic", scheduler="linger", penalization="conext13"))
+    assert err.field == "flows[0].penalization"
+    err = refusal(scenario(cc="cubic", scheduler="linger", tcp={"rto_policy": "rfc6298"}))
+    assert err.field == "flows[0].tcp.rto_policy"
+    err = refusal(scenario(cc="cubic", scheduler="linger", tcp={"count_mode": "per_segment"}))
+    assert err.field == "flows[0].tcp.count_mode"
+
+
+def test_what_the_kernel_does_itself_is_accepted_explicitly() -> None:
+    notes = kernel.check(
+        scenario(cc="reno", scheduler="linger", penalization="off", opportunistic_retransmit=False),
+        KERNEL,
+    )
+    assert not any("penalization" in n or "opportunistic" in n for n in notes)
+
+
+def test_more_paths_than_the_path_manager_opens_are_refused() -> None:
+    sc = Scenario.model_validate(
+        {
+            "duration_s": 1,
+            "links": [{"id": f"l{i}", "capacity_mbps": 1, "delay_ms": 1} for i in range(10)],
+            "flows": [
+                {
+                    "id": "f",
+                    "protocol": "mptcp",
+                    "cc": "cubic",
+                    "scheduler": "linger",
+                    "paths": [[f"l{i}"] for i in range(10)],
+                }
+            ],
+        }
+    )
+    assert refusal(sc).field == "flows[0].paths"
+
+
+def test_tcp_flows_ignore_the_mptcp_scheduler() -> None:
+    sc = Scenario.model_validate(
+        {
+            "duration_s": 1,
+            "links": [{"id": "a", "capacity_mbps": 8, "delay_ms": 10}],
+            "flows": [{"id": "t", "protocol": "tcp", "paths": [["a"]]}],
+        }
+    )
+    assert kernel.check(sc, KERNEL) == []

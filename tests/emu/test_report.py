@@ -1,0 +1,265 @@
+"""The emulator's report from synthetic measurements: the simulator's fields (the report
+model accepts it) and values computed from the measurements by their definitions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mptcplab.backends.emu import addressing
+from mptcplab.backends.emu.report import RunData, build, jain, summarize
+from mptcplab.results import Report
+from mptcplab.scenario.model import Scenario
+
+T0 = 1_000_000_000_000
+S = 1_000_000_000
+
+
+def _scenario() -> Scenario:
+    return Scenario.model_validate(
+        {
+            "duration_s": 10,
+            "warmup_s": 2,
+            "trace": ["cwnd", "queue", "blocks"],
+            "trace_interval_ms": 1000,
+            "links": [
+                {"id": "wifi", "capacity_mbps": 8, "delay_ms": 10},
+                {"id": "3g", "capacity_mbps": 2, "delay_ms": 75},
+            ],
+            "flows": [
+                {
+                    "id": "phone",
+                    "protocol": "mptcp",
+                    "cc": "cubic",
+                    "scheduler": "linger",
+                    "paths": [["wifi"], ["3g"]],
+                    "app": {"kind": "blocks", "block_bytes": 1000},
+                }
+            ],
+        }
+    )
+
+
+def _tcp(acked: int, cwnd: int, rtt_us: int, retrans: int = 0, rto: int = 0) -> dict[str, Any]:
+    return {
+        "snd_cwnd": cwnd,
+        "snd_mss": 1448,
+        "rtt_us": rtt_us,
+        "bytes_acked": acked,
+        "total_retrans": retrans,
+        "total_rto": rto,
+        "data_segs_out": acked // 1448,
+        "rwnd_limited_us": 0,
+        "snd_wnd": 65535,
+    }
+
+
+def _counters(**values: int) -> dict[str, Any]:
+    names = [
+        "offered",
+        "packets",
+        "bytes",
+        "random_drops",
+        "queue_drops",
+        "red_drops",
+        "busy_ns",
+        "queue_area_packet_ns",
+        "max_queue_packets",
+        "delivered",
+        "busy_release_bytes",
+        "busy_release_wall_ns",
+    ]
+    base = dict.fromkeys(names, 0)
+    return {**base, **values}
+
+
+def _dir(counters: dict[str, Any], p99: float = 50.0) -> dict[str, Any]:
+    return {
+        "counters": counters,
+        "lateness": {"count": 10, "p50_us": 10.0, "p99_us": p99, "max_us": 99.0},
+    }
+
+
+def _linkem(t_ns: int, wifi: dict[str, Any], g: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "time_ns": t_ns,
+        "started_ns": T0 - S,
+        "cpu_user_s": 0.5,
+        "cpu_system_s": 0.6,
+        "realtime": True,
+        "unroutable": 0,
+        "links": [
+            {"id": "wifi", "forward": _dir(wifi), "reverse": _dir(_counters())},
+            {"id": "3g", "forward": _dir(g), "reverse": _dir(_counters())},
+        ],
+        **extra,
+    }
+
+
+def run_data(**overrides: Any) -> RunData:
+    sc = _scenario()
+    plan = addressing.plan(sc, "0123abcd")
+    a0, a1 = (i.address for i in plan.groups[0].client_ifaces)
+    # The receiver read 1 MB by the end of the warm-up and 9 MB by the end: 8 MB in 8 s.
+    server = {
+        "conns": [
+            {
+                "flow": 0,
+                "bytes": 9_000_000,
+                "bytes_at_warmup": 1_000_000,
+                "bytes_at_end": 9_000_000,
+                # Block k done at 1 s + k s; written 100 ms + k·10 ms earlier.
+                "block_done_ns": [T0 + (1 + k) * S for k in range(5)],
+                "samples": [
+                    {"t_ns": T0, "bytes": 0, "rmem_alloc": 2000, "rcvbuf": 262144},
+                    {"t_ns": T0 + S, "bytes": 1, "rmem_alloc": 9000, "rcvbuf": 524288},
+                ],
+            }
+        ]
+    }
+    writes = [T0 + (1 + k) * S - 100_000_000 - k * 10_000_000 for k in range(5)]
+    samples = []
+    for k in range(11):
+        t = T0 + k * S
+        samples.append(
+            {
+                "t_ns": t,
+                "flows": [
+                    {
+                        "index": 0,
+                        "mptcp": {"retransmits": 3, "subflows_total": 2, "fallback": False},
+                        "subflows": [
+                            {
+                                "local": f"{a0}:40000",
+                                "remote": "x",
+                                "tcp": _tcp(k * 900_000, 10 + k, 20_000, retrans=4, rto=1),
+                            },
+                            {
+                                "local": f"{a1}:40001",
+                                "remote": "x",
+                                "tcp": _tcp(k * 100_000, 20 if k >= 3 else 5, 150_000),
+                            },
+                        ],
+                    }
+                ],
+            }
+        )
+    client = {
+        "flows": [
+            {
+                "index": 0,
+                "connect_start_ns": T0,
+                "connected_ns": T0 + 20_500_000,
+                "handshake_rtt_us": 20_300,
+                "block_write_ns": writes,
+            }
+        ],
+        "samples": samples,
+    }
+    wifi_a = _counters(offered=100, busy_ns=1 * S, queue_area_packet_ns=10 * S, packets=90)
+    wifi_b = _counters(
+        offered=1100,
+        busy_ns=7 * S,
+        queue_area_packet_ns=74 * S,
+        packets=1000,
+        bytes=1_500_000,
+        queue_drops=20,
+        random_drops=5,
+        max_queue_packets=14,
+        delivered=1000,
+        busy_release_bytes=1_000_000,
+        busy_release_wall_ns=1_000_000_000,
+    )
+    data = RunData(
+        scenario=sc,
+        plan=plan,
+        t0_ns=T0,
+        servers=[server],
+        clients=[client],
+        linkem_warmup=_linkem(T0 + 2 * S, wifi_a, _counters()),
+        linkem_end=_linkem(T0 + 10 * S, wifi_b, _counters()),
+        linkem_final=_linkem(
+            T0 + 10 * S,
+            wifi_b,
+            _counters(),
+            queue_trace={
+                "time_ns": [T0 + k * S for k in range(11)],
+                "packets": [[3] * 11, [0] * 11],
+            },
+        ),
+        tun_drops={"c0/p0": 0},
+        wall_s=11.0,
+        setup_s=0.1,
+        kernel_release="6.18",
+    )
+    for k, v in overrides.items():
+        setattr(data, k, v)
+    return data
+
+
+def test_the_report_has_the_simulators_fields() -> None:
+    report = build(run_data(), run_id="0123abcd", version="0.1.0")
+    parsed = Report.from_dict(report)
+    assert parsed.flow("phone").subflows[1].path == ["3g"]
+    assert {"fidelity", "backend"} <= set(report)
+
+
+def test_goodput_and_block_latency_follow_their_definitions() -> None:
+    report = build(run_data(), run_id="0123abcd", version="0.1.0")
+    flow = report["flows"][0]
+    assert flow["goodput_mbps"] == pytest.approx(8_000_000 * 8 / 8 / 1e6)
+    # Subflow 0 acked 900 kB per second: 7.2 Mbit/s over the window; subflow 1 0.8.
+    assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(7.2)
+    assert flow["subflows"][1]["goodput_mbps"] == pytest.approx(0.8)
+    assert flow["subflows"][0]["fast_retransmits"] == 3
+    assert flow["subflows"][1]["mean_srtt_ms"] == pytest.approx(150.0)
+    # Subflow 1's cwnd reached its maximum (20 × 1448) at the 3 s sample.
+    assert flow["subflows"][1]["max_cwnd_bytes"] == 20 * 1448
+    assert flow["subflows"][1]["time_to_max_cwnd_s"] == pytest.approx(3.0)
+    assert flow["reinjections"] == 3
+    # Blocks completed after the 2 s warm-up: k = 1..4, latencies 110..140 ms.
+    lat = flow["block_latency"]
+    assert lat["count"] == 4
+    assert lat["mean_ms"] == pytest.approx(125.0)
+    assert lat["max_ms"] == pytest.approx(140.0)
+    assert flow["peak_rcvbuf_bytes"] == 4500 and flow["final_rcvbuf_bytes"] == 262144
+    assert report["backend"]["flows"]["phone"]["handshake_rtt_ms"] == pytest.approx(20.3)
+
+
+def test_link_counters_are_differences_over_the_measurement_window() -> None:
+    link = build(run_data(), run_id="0123abcd", version="0.1.0")["links"][0]
+    assert link["utilization"] == pytest.approx(6 / 8)
+    assert link["mean_queue_packets"] == pytest.approx(64 / 8)
+    assert link["drops"] == 25 and link["loss_rate"] == pytest.approx(25 / 1000)
+
+
+def test_traces_sit_on_the_sampling_grid() -> None:
+    traces = build(run_data(), run_id="0123abcd", version="0.1.0")["traces"]
+    assert traces["time_s"] == [float(k) for k in range(11)]
+    cwnd = {s["name"]: s["values"] for s in traces["cwnd"]}
+    assert cwnd["phone/0"][4] == 14 * 1448
+    assert traces["queue"][0]["values"] == [3.0] * 11
+    assert len(traces["blocks"][0]["latency_ms"]) == 5
+
+
+def test_an_emulator_that_fell_behind_is_flagged() -> None:
+    good = build(run_data(), run_id="0123abcd", version="0.1.0")["fidelity"]
+    assert not good["emulation_bottleneck"]
+    assert good["links"][0]["rate_ratio"] == pytest.approx(1.0)
+    slow = _counters(busy_release_bytes=1_000_000, busy_release_wall_ns=1_100_000_000)
+    data = run_data()
+    data.linkem_final = _linkem(T0 + 10 * S, slow, _counters())
+    data.tun_drops = {"c0/p0": 7}
+    bad = build(data, run_id="0123abcd", version="0.1.0")["fidelity"]
+    assert bad["emulation_bottleneck"]
+    assert any("achieved" in p for p in bad["problems"])
+    assert any("c0/p0 7" in p for p in bad["problems"])
+
+
+def test_summaries_match_their_formulas() -> None:
+    assert jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert jain([1.0, 0.0]) == pytest.approx(0.5)
+    s = summarize([float(x) for x in range(1, 101)])
+    assert s is not None
+    assert (s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"]) == (51.0, 95.0, 99.0, 100.0)

@@ -1,0 +1,11 @@
+"""Scenario pieces shared by the emulator tests."""
+
+from __future__ import annotations
+
+
+def link(link_id: str, mbps: float, delay_ms: float, **extra: object) -> dict[str, object]:
+    return {"id": link_id, "capacity_mbps": mbps, "delay_ms": delay_ms, **extra}
+
+
+def tcp_flow(flow_id: str, path: list[str], **extra: object) -> dict[str, object]:
+    return {"id": flow_id, "protocol": "tcp", "cc": "cubic", "paths": [path], **extra}

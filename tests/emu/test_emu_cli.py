@@ -1,0 +1,56 @@
+"""``mptcplab emu`` on input the kernel cannot run: one line, exit code 2 (no root needed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mptcplab.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_scheduler_the_kernel_lacks_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps(
+            {
+                "duration_s": 1,
+                "links": [{"id": "a", "capacity_mbps": 8, "delay_ms": 10}],
+                "flows": [
+                    {
+                        "id": "f",
+                        "protocol": "mptcp",
+                        "cc": "cubic",
+                        "scheduler": "roundrobin",
+                        "paths": [["a"]],
+                    }
+                ],
+            }
+        )
+    )
+    out = run_cli("emu", str(path))
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "flows[0].scheduler" in lines[0] and "mptcplab sim" in lines[0]
+
+
+def test_a_malformed_scenario_names_the_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'duration_s = 1.0\n[[links]]\nid = "a"\ncapcity_mbps = 8.0\ndelay_ms = 1.0\n'
+        '[[flows]]\nid = "f"\nprotocol = "tcp"\npaths = [["a"]]\n'
+    )
+    out = run_cli("emu", str(path))
+    assert out.returncode == 2
+    assert str(path) in out.stderr and "capcity_mbps" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -1,0 +1,76 @@
+"""The emulator on the real kernel, checked against capacity and delay oracles.
+
+Each scenario runs for real (root, TUN, namespaces, MPTCP and the native programs needed;
+skipped with the reason otherwise). Payload rate of a link = capacity × MSS / packet size
+(1448 / 1500: IP, TCP and timestamp headers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from emu_helpers import link, tcp_flow
+
+from mptcplab import emu
+from mptcplab.backends.emu.report import jain
+from mptcplab.results import Report
+
+pytestmark = [pytest.mark.root, pytest.mark.usefixtures("emulator")]
+
+PAYLOAD = 1448 / 1500
+
+
+def scenario(links: list[dict[str, Any]], flows: list[dict[str, Any]], **top: Any) -> dict:
+    return {"duration_s": 10, "warmup_s": 2, "seed": 3, "links": links, "flows": flows, **top}
+
+
+def test_one_tcp_flow_fills_an_8_mbps_link() -> None:
+    report = emu.run(scenario([link("wifi", 8.0, 10.0)], [tcp_flow("laptop", ["wifi"])]))
+    Report.from_dict(report)  # the simulator's fields
+    flow = report["flows"][0]
+    assert flow["goodput_mbps"] >= 0.93 * 8.0 * PAYLOAD, report["fidelity"]
+    assert flow["goodput_mbps"] <= 8.0 * PAYLOAD * 1.001
+    assert report["links"][0]["utilization"] <= 1.0 + 1e-3
+    assert not report["fidelity"]["emulation_bottleneck"], report["fidelity"]["problems"]
+
+
+@pytest.mark.parametrize(
+    "delays_ms",
+    [(10.0,), (5.0, 15.0)],
+    ids=["one link", "two hops"],
+)
+def test_idle_round_trip_time_is_twice_the_path_delay(delays_ms: tuple[float, ...]) -> None:
+    links = [link(f"l{i}", 100.0, d) for i, d in enumerate(delays_ms)]
+    flow = tcp_flow("probe", [x["id"] for x in links], app={"kind": "size", "bytes": 1000})
+    report = emu.run(scenario(links, [flow], duration_s=1.0, warmup_s=0.0))
+    rtt_ms = report["backend"]["flows"]["probe"]["handshake_rtt_ms"]
+    expected = 2 * sum(delays_ms)
+    assert abs(rtt_ms - expected) <= 1.0, rtt_ms
+
+
+def test_mptcp_aggregates_two_paths_beyond_the_best_one() -> None:
+    links = [link("wifi", 8.0, 10.0), link("3g", 2.0, 75.0)]
+    flow = {
+        "id": "phone",
+        "protocol": "mptcp",
+        "cc": "cubic",
+        "scheduler": "linger",
+        "paths": [["wifi"], ["3g"]],
+    }
+    report = emu.run(scenario(links, [flow], duration_s=14, warmup_s=4))
+    f = report["flows"][0]
+    assert report["backend"]["flows"]["phone"]["subflows_total"] == 2
+    assert [s["path"] for s in f["subflows"]] == [["wifi"], ["3g"]]
+    assert all(s["goodput_mbps"] > 0.1 for s in f["subflows"]), f["subflows"]
+    best_single_path = 8.0 * PAYLOAD
+    assert f["goodput_mbps"] >= 1.10 * best_single_path, f
+
+
+def test_ten_connections_share_a_bottleneck_fairly() -> None:
+    flow = tcp_flow("user", ["shared"], count=10)
+    report = emu.run(scenario([link("shared", 20.0, 10.0)], [flow], duration_s=20, warmup_s=5))
+    goodputs = [f["goodput_mbps"] for f in report["flows"]]
+    assert len(goodputs) == 10
+    assert sum(goodputs) >= 0.9 * 20.0 * PAYLOAD
+    assert jain(goodputs) >= 0.9, goodputs

@@ -1,0 +1,123 @@
+"""Runs leave nothing behind, a killed run is cleaned by ``mptcplab clean``, and two runs at
+once do not collide. Real namespaces and processes (skipped where the emulator cannot run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from emu_helpers import link, tcp_flow
+
+from mptcplab import emu
+from mptcplab.backends.emu import netns, rundir
+from mptcplab.backends.emu.addressing import run_id_of_namespace
+
+pytestmark = [pytest.mark.root, pytest.mark.usefixtures("emulator")]
+
+PAYLOAD = 1448 / 1500
+
+
+def small(duration_s: float = 3.0) -> dict:
+    return {
+        "duration_s": duration_s,
+        "warmup_s": 1.0,
+        "links": [link("wifi", 8.0, 10.0)],
+        "flows": [tcp_flow("laptop", ["wifi"])],
+    }
+
+
+def leftovers(run_id: str) -> dict[str, list]:
+    return {
+        "namespaces": [n for n in netns.list_namespaces() if run_id_of_namespace(n) == run_id],
+        "processes": [p for p, r in rundir.our_processes().items() if r == run_id],
+        "run_dir": [p for p in [rundir.RUN_ROOT / run_id] if p.exists()],
+    }
+
+
+NOTHING = {"namespaces": [], "processes": [], "run_dir": []}
+
+
+def test_a_finished_run_leaves_nothing_behind() -> None:
+    report = emu.run(small())
+    assert leftovers(report["backend"]["run_id"]) == NOTHING
+
+
+def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path) -> None:
+    code = "import json, sys; from mptcplab import emu; emu.run(json.loads(sys.argv[1]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(small(60.0))])
+    try:
+        run_id = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and run_id is None:
+            for r in rundir.run_ids():
+                # Started: linkem, the server and the client are up.
+                if len(rundir.recorded_pids(r)) >= 3 and rundir.is_alive(r):
+                    run_id = r
+            time.sleep(0.1)
+        assert run_id is not None, "the run did not start"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        # The namespaces survive the orchestrator; the lock does not.
+        assert leftovers(run_id)["namespaces"]
+        assert not rundir.is_alive(run_id)
+        out = subprocess.run(
+            [sys.executable, "-m", "mptcplab.cli", "clean"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert out.returncode == 0, out.stderr
+        assert f"mptcplab-{run_id}-c0" in out.stdout
+        assert leftovers(run_id) == NOTHING
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_clean_leaves_a_live_run_alone() -> None:
+    code = "import json, sys; from mptcplab import emu; emu.run(json.loads(sys.argv[1]))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(small(6.0))], stdout=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 30
+        live = []
+        while time.monotonic() < deadline and not live:
+            live = [r for r in rundir.run_ids() if len(rundir.recorded_pids(r)) >= 3]
+            time.sleep(0.1)
+        assert live
+        emu.clean()
+        assert leftovers(live[0])["namespaces"], "clean removed a live run"
+        assert proc.wait(timeout=60) == 0
+        assert leftovers(live[0]) == NOTHING
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_two_runs_at_once_do_not_collide(tmp_path: Path) -> None:
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(small(5.0)))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "mptcplab.cli", "emu", str(path), "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in outs]
+    reports = [json.loads(out) for out, _ in outs]
+    assert reports[0]["backend"]["run_id"] != reports[1]["backend"]["run_id"]
+    for r in reports:
+        assert r["flows"][0]["goodput_mbps"] >= 0.8 * 8.0 * PAYLOAD
+        assert leftovers(r["backend"]["run_id"]) == NOTHING

@@ -310,7 +310,7 @@ STRUCTURAL: list[Bad] = [
     Bad("unknown top-level field", top(durration_s=3), "durration_s"),
     Bad("unknown link field", link(capcity_mbps=3), "links[0].capcity_mbps"),
     Bad("unknown queue field", link(queue={"kind": "droptail", "mss": 80}), "links[0].queue.mss"),
-    Bad("unknown tcp option", tcp(sack=True), "flows[0].tcp.sack"),
+    Bad("unknown tcp option", tcp(fack=True), "flows[0].tcp.fack"),
     Bad("missing capacity", _del_link_capacity, "links[0].capacity_mbps"),
     Bad("missing duration", lambda d: d.pop("duration_s"), "duration_s"),
     Bad("unknown protocol", flow(protocol="udp"), "flows[0].protocol"),

@@ -33,6 +33,8 @@ pub struct Packet {
     pub window_edge: u64,
     /// Timestamp value: when the packet was sent, ns.
     pub ts_val: u64,
-    /// Timestamp echo: the peer's timestamp being echoed, ns (0 = none).
+    /// Timestamp echo: the peer's timestamp being echoed, ns.
     pub ts_ecr: u64,
+    /// Ack: SACK blocks as offsets from `seq` (RFC 2018).
+    pub sack: crate::tcp::sack::SackBlocks,
 }

@@ -276,6 +276,10 @@ pub struct TcpOptions {
     pub delayed_ack: bool,
     #[serde(default)]
     pub rto_policy: RtoPolicy,
+    /// Selective acknowledgements with SACK-based loss recovery (RFC 2018, RFC 6675), as Linux
+    /// does. false = NewReno (RFC 6582). Default true.
+    #[serde(default = "default_true")]
+    pub sack: bool,
     /// Appropriate byte counting limit L in slow start (RFC 3465). Default 2.
     #[serde(default = "default_abc_limit")]
     pub abc_limit: u32,
@@ -306,6 +310,7 @@ impl Default for TcpOptions {
             initial_window: default_initial_window(),
             delayed_ack: false,
             rto_policy: RtoPolicy::default(),
+            sack: true,
             abc_limit: default_abc_limit(),
             count_mode: CountMode::default(),
             recovery_uses_ssthresh: true,

@@ -234,6 +234,9 @@ class TcpOptions(_Model):
     """Delayed ACKs: ACK every second full segment or after 40 ms (Linux). Default false."""
     rto_policy: RtoPolicy = "linux"
     """``linux``: RTO = SRTT + max(200 ms, 4·RTTVAR); ``rfc6298``: 1 s floor. Default linux."""
+    sack: bool = True
+    """Selective acknowledgements with SACK-based loss recovery (RFC 2018, RFC 6675), as Linux
+    does; false = NewReno (RFC 6582). Default true."""
     abc_limit: U32 = 2
     """Appropriate byte counting limit L in slow start (RFC 3465). Default 2."""
     count_mode: CountMode = "per_ack"

@@ -1,7 +1,8 @@
 //! One subflow: a TCP sender and its receiver.
 //!
-//! Sender: NewReno loss recovery (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on the
-//! first partial ACK), slow start with appropriate byte counting (RFC 3465), RFC 6298 timer
+//! Sender: SACK-based loss recovery (RFC 6675 with FACK's loss test, see [`super::sack`]; the
+//! default, as in Linux) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
+//! the first partial ACK) when SACK is off, slow start with appropriate byte counting (RFC 3465), RFC 6298 timer
 //! management with exponential backoff, go-back-N after a timeout (snd_nxt ← snd_una), and the
 //! congestion-avoidance increase and post-loss ssthresh delegated to a [`CongestionControl`].
 //! RTT samples come from timestamps (RFC 7323), so retransmitted segments give valid samples.
@@ -18,6 +19,7 @@ use crate::event::Timer;
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{TcpOptions, HEADER_BYTES, MSS_BYTES};
 use crate::tcp::rtt::{RttEstimator, MAX_RTO};
+use crate::tcp::sack::{RangeSet, SackBlocks, NO_SACK};
 use crate::time::SimTime;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -34,6 +36,10 @@ pub struct SentSegment {
     pub seq: u64,
     pub len: u32,
     pub dsn: u64,
+    /// Selectively acknowledged by the receiver.
+    pub sacked: bool,
+    /// Retransmitted during the current SACK recovery.
+    pub retransmitted: bool,
 }
 
 /// Per-subflow counters for the report.
@@ -69,6 +75,7 @@ pub struct Subflow {
     abc_limit: u32,
     cwnd_limited_gate: bool,
     delayed_ack: bool,
+    sack: bool,
 
     // --- sender ---
     pub snd_una: u64,
@@ -82,6 +89,12 @@ pub struct Subflow {
     recover: u64,
     pub in_recovery: bool,
     partial_ack_seen: bool,
+    /// Forward-most SACKed byte + 1 (FACK's snd_fack), at least snd_una.
+    high_sacked: u64,
+    /// Retransmitted bytes of this recovery not yet (S)ACKed (FACK's retran_data).
+    retx_outstanding: u64,
+    /// Where the search for the next lost segment resumes.
+    retx_scan: u64,
     pub rtt: RttEstimator,
     backoff: u32,
     pub rto_timer: Timer,
@@ -96,6 +109,9 @@ pub struct Subflow {
     // --- receiver ---
     pub rcv_nxt: u64,
     ooo: BTreeMap<u64, (u32, u64)>,
+    ooo_ranges: RangeSet,
+    /// Sequence number of the last out-of-order segment, reported first in SACK blocks.
+    last_ooo: Option<u64>,
     pub ooo_bytes: u64,
     ts_recent: u64,
     unacked_segments: u32,
@@ -126,6 +142,7 @@ impl Subflow {
             abc_limit: opts.abc_limit,
             cwnd_limited_gate: opts.cwnd_limited_gate,
             delayed_ack: opts.delayed_ack,
+            sack: opts.sack,
             snd_una: 0,
             snd_nxt: 0,
             high_data: 0,
@@ -136,6 +153,9 @@ impl Subflow {
             recover: 0,
             in_recovery: false,
             partial_ack_seen: false,
+            high_sacked: 0,
+            retx_outstanding: 0,
+            retx_scan: 0,
             rtt: RttEstimator::new(opts.rto_policy),
             backoff: 0,
             rto_timer: Timer::default(),
@@ -145,6 +165,8 @@ impl Subflow {
             assigned_bytes: 0,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
+            ooo_ranges: RangeSet::default(),
+            last_ooo: None,
             ooo_bytes: 0,
             ts_recent: NO_TIMESTAMP,
             unacked_segments: 0,
@@ -162,14 +184,48 @@ impl Subflow {
         self.snd_nxt - self.snd_una
     }
 
-    /// A full segment fits in the congestion window.
-    pub fn has_cwnd_space(&self) -> bool {
-        self.established && (self.flight() + self.mss as u64) as f64 <= self.cwnd
+    /// Data believed to be in the network: FACK's `awnd` with SACK, the flight otherwise (and
+    /// during go-back-N after a timeout).
+    pub fn pipe(&self) -> u64 {
+        if self.sack && !self.go_back_n() {
+            let fack = self.high_sacked.max(self.snd_una).min(self.snd_nxt);
+            self.snd_nxt - fack + self.retx_outstanding
+        } else {
+            self.flight()
+        }
     }
 
-    /// Go-back-N retransmissions are pending after a timeout.
+    /// A full segment fits in the congestion window.
+    pub fn has_cwnd_space(&self) -> bool {
+        self.established && (self.pipe() + self.mss as u64) as f64 <= self.cwnd
+    }
+
+    /// Retransmissions are waiting: go-back-N after a timeout, or segments SACK recovery
+    /// considers lost.
     pub fn has_retransmissions_pending(&self) -> bool {
+        self.go_back_n() || self.next_lost().is_some()
+    }
+
+    /// The go-back-N sweep that follows a timeout has not reached the highest data sent.
+    fn go_back_n(&self) -> bool {
         self.snd_nxt < self.high_data
+    }
+
+    /// Index of the next segment to retransmit in SACK recovery: unSACKed, not yet
+    /// retransmitted, with 3 MSS SACKed above it (FACK).
+    fn next_lost(&self) -> Option<usize> {
+        if !(self.sack && self.in_recovery) {
+            return None;
+        }
+        let threshold = 3 * self.mss as u64;
+        let start = self.segs.partition_point(|s| s.seq < self.retx_scan);
+        self.segs
+            .iter()
+            .enumerate()
+            .skip(start)
+            .take_while(|(_, s)| s.seq + threshold <= self.high_sacked)
+            .find(|(_, s)| !s.sacked && !s.retransmitted)
+            .map(|(i, _)| i)
     }
 
     /// In the RTO "Loss" state: recovering by go-back-N.
@@ -185,7 +241,14 @@ impl Subflow {
             mss: self.mss as f64,
             in_recovery: self.in_recovery,
             established: self.established,
-            flight_bytes: self.flight() as f64,
+            // The data really in the network: with SACK, what left the network (SACKed) does not
+            // count, so the window after a loss is half of what was in flight, as Linux's
+            // cwnd-based ssthresh and RFC 6675's pipe give, not half of the sequence span.
+            flight_bytes: if self.sack {
+                self.pipe()
+            } else {
+                self.flight()
+            } as f64,
             snd_una: self.snd_una,
         }
     }
@@ -225,6 +288,7 @@ impl Subflow {
             window_edge: 0,
             ts_val: now.0,
             ts_ecr: self.peer_ts,
+            sack: NO_SACK,
         }
     }
 
@@ -242,6 +306,8 @@ impl Subflow {
             seq: self.snd_nxt,
             len,
             dsn,
+            sacked: false,
+            retransmitted: false,
         };
         self.segs.push_back(seg);
         self.snd_nxt += len as u64;
@@ -266,6 +332,10 @@ impl Subflow {
         queue: &mut crate::event::EventQueue,
     ) -> Option<Packet> {
         let seg = *self.segs.front()?;
+        if self.sack && self.in_recovery && !seg.retransmitted && !seg.sacked {
+            self.segs[0].retransmitted = true;
+            self.retx_outstanding += seg.len as u64;
+        }
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         if self.rto_timer.deadline().is_none() {
@@ -274,15 +344,30 @@ impl Subflow {
         Some(self.data_packet(conn, seg, now))
     }
 
-    /// After a timeout: re-send the next segment of the go-back-N sweep.
+    /// Re-send the next segment owed: the go-back-N sweep after a timeout (skipping SACKed
+    /// data), or the next lost segment in SACK recovery.
     pub fn retransmit_next(
         &mut self,
         conn: u32,
         now: SimTime,
         queue: &mut crate::event::EventQueue,
     ) -> Option<Packet> {
-        let seg = self.segment_at(self.snd_nxt)?;
-        self.snd_nxt += seg.len as u64;
+        let seg = if self.go_back_n() {
+            loop {
+                let seg = self.segment_at(self.snd_nxt)?;
+                self.snd_nxt += seg.len as u64;
+                if !seg.sacked {
+                    break seg;
+                }
+            }
+        } else {
+            let i = self.next_lost()?;
+            let seg = &mut self.segs[i];
+            seg.retransmitted = true;
+            self.retx_outstanding += seg.len as u64;
+            self.retx_scan = seg.seq + seg.len as u64;
+            *seg
+        };
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         if self.rto_timer.deadline().is_none() {
@@ -310,6 +395,9 @@ impl Subflow {
         let ack = pkt.seq;
         let i = self.index as usize;
         let mss = self.mss as f64;
+        if self.sack && ack >= self.snd_una {
+            self.apply_sack(ack, &pkt.sack);
+        }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             out.newly_acked = acked;
@@ -318,11 +406,15 @@ impl Subflow {
             self.snd_nxt = self.snd_nxt.max(ack);
             while let Some(front) = self.segs.front() {
                 if front.seq + front.len as u64 <= ack {
+                    if front.retransmitted && !front.sacked {
+                        self.retx_outstanding -= front.len as u64;
+                    }
                     self.segs.pop_front();
                 } else {
                     break;
                 }
             }
+            self.high_sacked = self.high_sacked.max(ack);
             if pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
                 self.rtt.sample((now.0 - pkt.ts_ecr) as f64 * 1e-9);
                 self.backoff = 0;
@@ -331,7 +423,17 @@ impl Subflow {
             self.dupacks = 0;
             views[i] = self.view();
             cc.on_ack_any(i, views, acked);
-            if self.in_recovery {
+            if self.in_recovery && self.sack {
+                if ack >= self.recover {
+                    // RFC 6675 §5: recovery ends when everything sent before it is acknowledged.
+                    self.in_recovery = false;
+                    self.cwnd = self.ssthresh;
+                    self.retx_outstanding = 0;
+                    for s in self.segs.iter_mut() {
+                        s.retransmitted = false;
+                    }
+                }
+            } else if self.in_recovery {
                 if ack >= self.recover {
                     // Full ACK (RFC 6582 §3.2 step 3): deflate.
                     self.in_recovery = false;
@@ -377,7 +479,9 @@ impl Subflow {
         } else if ack == self.snd_una && self.snd_una < self.high_data && !self.timeout_episode {
             self.dupacks += 1;
             if self.in_recovery {
-                self.cwnd += mss;
+                if !self.sack {
+                    self.cwnd += mss;
+                }
             } else if self.dupacks == DUP_THRESH && ack >= self.recover {
                 // RFC 6582 §3.2 step 1: only dupACKs beyond `recover` start a new recovery.
                 views[i] = self.view();
@@ -386,12 +490,57 @@ impl Subflow {
                 self.recover = self.high_data;
                 self.in_recovery = true;
                 self.partial_ack_seen = false;
-                self.cwnd = self.ssthresh + 3.0 * mss;
+                self.cwnd = if self.sack {
+                    self.ssthresh
+                } else {
+                    self.ssthresh + 3.0 * mss
+                };
+                self.retx_scan = self.snd_una;
                 self.counters.fast_retransmits += 1;
                 out.retransmit_head = true;
             }
         }
+        // FACK's trigger: more than DupThresh segments' worth SACKed above snd_una, even when
+        // fewer than three duplicate ACKs arrived (losses with new data acknowledged).
+        if self.sack
+            && !self.in_recovery
+            && !self.timeout_episode
+            && self.snd_una >= self.recover
+            && self.high_sacked > self.snd_una + DUP_THRESH as u64 * self.mss as u64
+        {
+            views[i] = self.view();
+            cc.on_congestion_event(i, views, now, false);
+            self.ssthresh = cc.ssthresh_after_loss(i, views, now);
+            self.recover = self.high_data;
+            self.in_recovery = true;
+            self.cwnd = self.ssthresh;
+            self.retx_scan = self.snd_una;
+            self.counters.fast_retransmits += 1;
+        }
         out
+    }
+
+    /// Mark the segments covered by SACK blocks (offsets from `ack`).
+    fn apply_sack(&mut self, ack: u64, blocks: &SackBlocks) {
+        for &(lo, hi) in blocks {
+            if hi <= lo {
+                continue;
+            }
+            let (start, end) = (ack + lo as u64, ack + hi as u64);
+            let first = self.segs.partition_point(|s| s.seq < start);
+            for seg in self.segs.range_mut(first..) {
+                if seg.seq + seg.len as u64 > end {
+                    break;
+                }
+                if !seg.sacked {
+                    seg.sacked = true;
+                    if seg.retransmitted {
+                        self.retx_outstanding -= seg.len as u64;
+                    }
+                }
+            }
+            self.high_sacked = self.high_sacked.max(end);
+        }
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1). Returns false when
@@ -420,6 +569,10 @@ impl Subflow {
         self.recover = self.high_data;
         self.backoff += 1;
         self.snd_nxt = self.snd_una;
+        self.retx_outstanding = 0;
+        for s in self.segs.iter_mut() {
+            s.retransmitted = false;
+        }
         self.counters.timeouts += 1;
         self.arm_rto(now, queue, conn);
         true
@@ -444,7 +597,11 @@ impl Subflow {
             if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(pkt.seq) {
                 e.insert((pkt.len, pkt.dsn));
                 self.ooo_bytes += pkt.len as u64;
+                if self.sack {
+                    self.ooo_ranges.insert(pkt.seq, end);
+                }
             }
+            self.last_ooo = Some(pkt.seq);
             return true; // out of order: duplicate ACK at once
         }
         let skip = self.rcv_nxt - pkt.seq;
@@ -467,6 +624,10 @@ impl Subflow {
                 self.rcv_nxt = seg_end;
             }
         }
+        if filled_hole && self.sack {
+            self.ooo_ranges.trim_below(self.rcv_nxt);
+        }
+        self.last_ooo = None;
         if filled_hole || !self.delayed_ack {
             return true;
         }
@@ -507,6 +668,11 @@ impl Subflow {
             window_edge,
             ts_val: now.0,
             ts_ecr: self.ts_recent,
+            sack: if self.sack && !self.ooo_ranges.is_empty() {
+                self.ooo_ranges.blocks(self.rcv_nxt, self.last_ooo)
+            } else {
+                NO_SACK
+            },
         }
     }
 }

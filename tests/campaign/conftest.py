@@ -8,42 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from campaign_cases import SMALL_CAMPAIGN
 
 from mptcplab import sim
 
 if not sim.available():  # pragma: no cover - the build always provides it
     pytest.skip("the simulator extension is not built (make build)", allow_module_level=True)
-
-# Two paths, two quantitative factors, one qualitative factor; 1 s of simulated time per run.
-SMALL_CAMPAIGN = """\
-name = "small"
-seed = 11
-replications = 2
-metrics = ["aggregation_benefit", "goodput_mbps"]
-
-[design]
-kind = "lhs"
-points = 3
-
-[scenario]
-template = "two_path"
-duration_s = 1.0
-rtt_ms = [10.0, 30.0]
-
-[factors.cap0]
-low = 1.0
-high = 20.0
-log = true
-param = "capacity_mbps[0]"
-
-[factors.cap1]
-low = 1.0
-high = 20.0
-param = "capacity_mbps[1]"
-
-[factors.cc]
-levels = ["lia", "olia"]
-"""
 
 
 @pytest.fixture

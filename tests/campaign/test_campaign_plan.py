@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_CAMPAIGN
+from campaign_cases import SMALL_CAMPAIGN
 
 from mptcplab.campaign import build_plan, load
 

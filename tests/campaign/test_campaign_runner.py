@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_CAMPAIGN
+from campaign_cases import SMALL_CAMPAIGN
 
 import mptcplab
 from mptcplab.campaign import Store, load, run_campaign
@@ -329,3 +329,49 @@ def test_register_adds_a_backend() -> None:
         assert "mpsim" in backend.version_string()
     finally:
         BACKENDS.pop("probe", None)
+
+
+EMU_CAMPAIGN = """\
+name = "emu"
+seed = 1
+backend = "emu"
+metrics = ["goodput_mbps"]
+
+[design]
+kind = "lhs"
+points = 2
+options = { optimize = false }
+
+[scenario]
+template = "two_path"
+duration_s = 2.0
+capacity_mbps = [4.0, 4.0]
+cc = "reno"                     # the kernel has no coupled congestion control of its own
+scheduler = "linger"            # upstream MPTCP's scheduler
+penalization = "off"
+opportunistic_retransmit = false
+
+[factors.cap0]
+low = 2.0
+high = 8.0
+param = "capacity_mbps[0]"
+"""
+
+
+@pytest.mark.root
+def test_emulator_backend_runs_one_at_a_time(write_campaign) -> None:
+    from mptcplab import emu
+
+    ok, why = emu.available()
+    if not ok:
+        pytest.skip(f"the emulator cannot run here: {why}")
+    summary = _run(write_campaign(EMU_CAMPAIGN))
+    assert (summary.completed, summary.failed) == (2, 0)
+    with Store(summary.store) as store:
+        (entry,) = store.provenance()
+        rows = store.task_rows()
+    assert entry["jobs"] == 1 and entry["backend"] == "emu"
+    assert entry["backend_version"].startswith("linux ")
+    for row in rows:
+        capacity = row["factors"]["cap0"] + 4.0
+        assert 0 < row["metrics"]["goodput_mbps"] <= capacity * 1448 / 1500 * 1.01

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_CAMPAIGN
+from campaign_cases import SMALL_CAMPAIGN
 
 from mptcplab.campaign import load
 from mptcplab.errors import UserError

@@ -70,8 +70,10 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
         values = np.sort(medians.loc[medians["variant"] == variant, metric].dropna().to_numpy())
         samples.append(values)
         if values.size:
-            y = np.arange(1, values.size + 1) / values.size
-            cdf.step(values, y, where="post", color=palette[variant], label=variant, linewidth=1.6)
+            # Start at (first value, 0) so that the first step, and a single point, show.
+            x = np.concatenate([values[:1], values])
+            y = np.arange(0, values.size + 1) / values.size
+            cdf.step(x, y, where="post", color=palette[variant], label=variant, linewidth=1.6)
     cdf.set_xlabel(_label(metric, unit))
     cdf.set_ylabel("fraction of points")
     cdf.set_ylim(0, 1.02)

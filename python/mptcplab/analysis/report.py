@@ -120,32 +120,29 @@ def _status_badges(counts: dict[str, int], references: int) -> str:
     return f'<div class="badges">{"".join(parts)}</div>'
 
 
+_QUALITY_COLUMNS = (
+    "n", "d", "mindist", "phi_p", "coverage", "mesh_ratio", "mst_mean", "mst_std", "cd2", "wd2",
+    "l2_star", "mindist_2d_worst",
+)  # fmt: skip
+
+
 def _design_section(store: Store) -> str:
     rows = []
     for design in store.designs():
         points = design["unit_points"]
+        dims = len(design["factor_names"])
         row: dict[str, Any] = {"design": design["design"], "kind": design["kind"]}
-        if len(points) >= 2 and points and len(points[0]) >= 1:
-            q = quality(points, projections=len(points[0]) >= 2)
-            for key in (
-                "n",
-                "d",
-                "mindist",
-                "phi_p",
-                "coverage",
-                "mesh_ratio",
-                "mst_mean",
-                "mst_std",
-                "cd2",
-                "wd2",
-                "l2_star",
-                "mindist_2d_worst",
-            ):
-                if key in q:
-                    row[key] = q[key]
+        if dims == 0:
+            row["kind"] = "none: qualitative factors only"
+        if len(points) >= 2 and dims >= 1:
+            q = quality(points, projections=dims >= 2)
+            row.update({key: q[key] for key in _QUALITY_COLUMNS if key in q})
         else:
             row["n"] = len(points)
         rows.append(row)
+    table = pd.DataFrame.from_records(rows)
+    if "mindist" not in table:
+        return _table(table)
     note = (
         '<p class="note">Measures in the unit cube (spec §4.5): larger <code>mindist</code> and '
         "<code>mst_mean</code> are better; smaller <code>phi_p</code>, <code>coverage</code>, "
@@ -153,7 +150,7 @@ def _design_section(store: Store) -> str:
         "<code>l2_star</code>) are better; <code>mindist_2d_worst</code> is the smallest "
         "minimum distance over all two-factor projections.</p>"
     )
-    return _table(pd.DataFrame.from_records(rows)) + note
+    return _table(table) + note
 
 
 def _metric_section(
@@ -272,6 +269,13 @@ def _failures_section(runs: pd.DataFrame) -> str | None:
     )
 
 
+def _short_revision(revision: str | None) -> str:
+    if not revision:
+        return "–"
+    commit, plus, flag = revision.partition("+")
+    return commit[:12] + plus + flag
+
+
 def _provenance_section(store: Store) -> str:
     rows = [
         {
@@ -279,7 +283,7 @@ def _provenance_section(store: Store) -> str:
             "started": p["started_at"],
             "ended": p["ended_at"] or "(interrupted)",
             "mptcplab": p["mptcplab_version"],
-            "git revision": (p["git_revision"] or "–")[:19],
+            "git revision": _short_revision(p["git_revision"]),
             "backend": f"{p['backend']}: {p['backend_version']}",
             "host": p["host"],
             "executor": f"{p['executor']} × {p['jobs']}",

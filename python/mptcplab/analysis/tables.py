@@ -106,7 +106,8 @@ def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
     if done.empty:
         return pd.DataFrame(columns=[*keys, *metrics, "replications"])
-    grouped = done.groupby(keys, sort=True, dropna=False)
+    # Rows keep the plan's order: designs, points, then variants in the campaign's level order.
+    grouped = done.groupby(keys, sort=False, dropna=False)
     present = [m for m in metrics if m in done.columns]
     medians = grouped[present].median() if present else grouped.size().to_frame()[[]]
     medians["replications"] = grouped.size()

@@ -5,9 +5,10 @@ so a worker process — local or on a Ray node — imports exactly the code the 
 needs no state from the process that planned the runs. Each backend also names a function giving
 its version, which enters every run key: a new simulator version re-runs the campaign.
 
-``sim`` runs the packet-level simulator in-process; the emulator backend (``emu``) registers here
-once it exists. ``serial`` backends (the emulator, which owns network namespaces) run one at a
-time under the local executor unless the user asks for more jobs.
+``sim`` runs the packet-level simulator in-process; ``emu`` runs the real Linux kernel in
+emulated networks (root, network namespaces, TUN). ``serial`` backends (the emulator, whose
+runs share the CPU that forwards their packets) run one at a time under the local executor
+unless the user asks for more jobs.
 """
 
 from __future__ import annotations
@@ -51,9 +52,30 @@ def sim_version() -> str:
     return f"mpsim {sim.version()} (report format {FORMAT_VERSION})"
 
 
+class BackendUnavailable(Exception):
+    """The backend cannot run on this machine (the message says why)."""
+
+
+def emu_version() -> str:
+    """The kernel is the emulator's engine: its release enters every run key."""
+    import platform
+
+    from mptcplab import __version__, emu
+
+    ok, why = emu.available()
+    if not ok:
+        raise BackendUnavailable(why)
+    return f"linux {platform.release()} (mptcplab emu {__version__})"
+
+
 BACKENDS: dict[str, Backend] = {
     "sim": Backend(
         "sim", "mptcplab.campaign.backends:run_sim", "mptcplab.campaign.backends:sim_version"
+    ),
+    # One emulated network at a time unless --jobs says otherwise: runs share the CPU that
+    # forwards their packets.
+    "emu": Backend(
+        "emu", "mptcplab.emu:run", "mptcplab.campaign.backends:emu_version", serial=True
     ),
 }
 

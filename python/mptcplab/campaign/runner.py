@@ -27,7 +27,7 @@ from rich.progress import (
 )
 
 import mptcplab
-from mptcplab.campaign.backends import BACKENDS, Backend
+from mptcplab.campaign.backends import BACKENDS, Backend, BackendUnavailable
 from mptcplab.campaign.executors import Task, make_executor
 from mptcplab.campaign.plan import Plan, build_plan
 from mptcplab.campaign.spec import Campaign
@@ -72,9 +72,10 @@ def backend_of(campaign: Campaign) -> tuple[Backend, str]:
     backend = BACKENDS[campaign.spec.backend]
     try:
         version = backend.version_string()
-    except ImportError as exc:
+    except (ImportError, BackendUnavailable) as exc:
         raise UserError(
-            f"backend '{backend.name}' is not available here ({exc}); build it with `make build`",
+            f"backend '{backend.name}' is not available here: {exc} (`make build` builds the "
+            "backends; `mptcplab doctor` checks the machine)",
             **campaign.where("backend"),
         ) from None
     return backend, version

@@ -25,18 +25,40 @@ DRAFT = {
     ("shared_ap", 30, "olia"): (0.98, 0.75),
 }
 CLASSES = {"two_ap": ("multipath", "singlepath"), "shared_ap": ("type1", "type2")}
+# The draft's paths have "RTT ≈ 150 ms including queueing delay" (spec §5.4): 110 ms of
+# propagation plus the RED queues' delay gives a measured mean RTT of about 150 ms.
+PROPAGATION_RTT_MS = 110.0
+# OLIA as draft-khalili-mptcp-congestion-control-05 §3 specifies it (ssthresh floor of 1 MSS
+# with two paths), the algorithm whose measurements the table reports; LIA keeps Linux's 2.
+MIN_SSTHRESH = {"lia": None, "olia": 1}
+# The one comparison outside ±15 %: Scenario C, N1 = 30, OLIA's single-path users get about
+# 0.59 Mbit/s against the draft's 0.72 — our OLIA subflows through the congested AP still
+# probe with more than one segment per RTT on average (timeouts restart them at 1–2).
+KNOWN_GAPS = {("two_ap", 30, "olia", 1)}
 
 
 def _per_class(name: str, n1: int, cc: str) -> tuple[float, float]:
     runs = []
+    rtts = []
     for seed in (1, 2):
-        report = sim.run(make(name, n1=n1, cc=cc, seed=seed))
+        report = sim.run(
+            make(
+                name,
+                n1=n1,
+                cc=cc,
+                seed=seed,
+                rtt_ms=PROPAGATION_RTT_MS,
+                min_ssthresh_segments=MIN_SSTHRESH[cc],
+            )
+        )
+        rtts.append(statistics.mean(s.mean_srtt_ms for f in report.flows for s in f.subflows))
         runs.append(
             [
                 statistics.mean(f.goodput_mbps for f in report.flows if f.id.split("#")[0] == cls)
                 for cls in CLASSES[name]
             ]
         )
+    assert 130 <= statistics.mean(rtts) <= 175, f"mean RTT {statistics.mean(rtts):.0f} ms, not ≈150"
     return statistics.mean(r[0] for r in runs), statistics.mean(r[1] for r in runs)
 
 
@@ -51,12 +73,15 @@ def khalili_results() -> dict[tuple[str, int, str], tuple[float, float]]:
     return results
 
 
-def test_lia_matches_the_drafts_measurements(khalili_results) -> None:
-    for key, ours in khalili_results.items():
-        if key[2] != "lia":
-            continue
-        for got, want in zip(ours, DRAFT[key], strict=True):
-            assert abs(got / want - 1) <= 0.15, f"{key}: {got:.3f} vs draft {want}"
+@pytest.mark.parametrize("key", list(DRAFT))
+@pytest.mark.parametrize("cls", [0, 1])
+def test_per_class_goodput_within_15_percent_of_the_draft(khalili_results, key, cls) -> None:
+    got, want = khalili_results[key][cls], DRAFT[key][cls]
+    close = abs(got / want - 1) <= 0.15
+    if (*key, cls) in KNOWN_GAPS:
+        assert not close, "this gap has closed: remove it from KNOWN_GAPS"
+        pytest.xfail(f"known gap: {got:.3f} vs draft {want}")
+    assert close, f"{key} class {cls}: {got:.3f} vs draft {want}"
 
 
 def test_olia_leaves_single_path_users_more_than_lia(khalili_results) -> None:

@@ -49,9 +49,29 @@ def _fast_link(link_id: str, delay_ms: float, at_least_mbps: float) -> dict:
 
 
 def _users(
-    flow_id: str, count: int, protocol: str, cc: str, paths: list[list[str]]
+    flow_id: str,
+    count: int,
+    protocol: str,
+    cc: str,
+    paths: list[list[str]],
+    min_ssthresh_segments: int | None = None,
 ) -> dict[str, Any]:
-    return {"id": flow_id, "protocol": protocol, "cc": cc, "paths": paths, "count": count}
+    flow: dict[str, Any] = {
+        "id": flow_id,
+        "protocol": protocol,
+        "cc": cc,
+        "paths": paths,
+        "count": count,
+    }
+    if protocol == "mptcp" and min_ssthresh_segments is not None:
+        flow["tcp"] = {"min_ssthresh_segments": min_ssthresh_segments}
+    return flow
+
+
+def _min_ssthresh(value: Any) -> int | None:
+    """The MPTCP users' ssthresh floor in segments: ``None`` keeps the Linux default (2);
+    draft-khalili-mptcp-congestion-control-05 §3 specifies 1 for OLIA with two or more paths."""
+    return None if value is None else integer("min_ssthresh_segments", value, minimum=1)
 
 
 def _run(duration_s: Any, warmup_s: Any, seed: Any) -> dict[str, Any]:
@@ -64,6 +84,7 @@ def _run(duration_s: Any, warmup_s: Any, seed: Any) -> dict[str, Any]:
 
 def shared_ap(
     *,
+    min_ssthresh_segments: int | None = None,
     n1: int = 10,
     n2: int = 10,
     c1_mbps: float = 1.0,
@@ -91,8 +112,12 @@ def shared_ap(
     One-way delays are ``rtt_ms/4`` on ``server``, ``ap``, ``access1`` and ``farm2``, so all
     three paths (server→access1, server→ap, farm2→ap) have a propagation RTT of ``rtt_ms``
     (default 150). ``red_instantaneous``: RED on the instantaneous queue (default: EWMA).
+
+    ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
+    draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
     """
     n1 = integer("n1", n1, minimum=1)
+    mss_floor = _min_ssthresh(min_ssthresh_segments)
     n2 = integer("n2", n2, minimum=1)
     c1 = number("c1_mbps", c1_mbps, positive=True)
     c2 = number("c2_mbps", c2_mbps, positive=True)
@@ -107,7 +132,9 @@ def shared_ap(
         _fast_link("farm2", quarter, n2 * c2),
     ]
     if boolean("multipath", multipath):
-        type1 = _users("type1", n1, "mptcp", cc, [["server", "access1"], ["server", "ap"]])
+        type1 = _users(
+            "type1", n1, "mptcp", cc, [["server", "access1"], ["server", "ap"]], mss_floor
+        )
     else:
         type1 = _users("type1", n1, "tcp", tcp_cc, [["server", "access1"]])
     type2 = _users("type2", n2, "tcp", tcp_cc, [["farm2", "ap"]])
@@ -116,6 +143,7 @@ def shared_ap(
 
 def multihomed_isp(
     *,
+    min_ssthresh_segments: int | None = None,
     n_blue: int = 15,
     n_red: int = 15,
     cx_mbps: float = 27.0,
@@ -143,8 +171,12 @@ def multihomed_isp(
 
     Delays: ``rtt_ms/2`` one way on X and Y, none on Z and T — the only split that gives all four
     paths the same propagation RTT ``rtt_ms`` (default 150).
+
+    ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
+    draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
     """
     n_blue = integer("n_blue", n_blue, minimum=1)
+    mss_floor = _min_ssthresh(min_ssthresh_segments)
     n_red = integer("n_red", n_red, minimum=1)
     half = number("rtt_ms", rtt_ms, minimum=0.0) / 2.0
     inst = boolean("red_instantaneous", red_instantaneous)
@@ -158,9 +190,9 @@ def multihomed_isp(
     links = [_red_link(name, caps[name], delays[name], inst) for name in ("X", "Y", "Z", "T")]
     cc = choice("cc", cc, CC)
     tcp_cc = choice("tcp_cc", tcp_cc, CC)
-    blue = _users("blue", n_blue, "mptcp", cc, [["Z", "X"], ["Z", "T", "Y"]])
+    blue = _users("blue", n_blue, "mptcp", cc, [["Z", "X"], ["Z", "T", "Y"]], mss_floor)
     if boolean("red_multipath", red_multipath):
-        red = _users("red", n_red, "mptcp", cc, [["T", "Y"], ["T", "X"]])
+        red = _users("red", n_red, "mptcp", cc, [["T", "Y"], ["T", "X"]], mss_floor)
     else:
         red = _users("red", n_red, "tcp", tcp_cc, [["T", "Y"]])
     return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [blue, red]})
@@ -168,6 +200,7 @@ def multihomed_isp(
 
 def two_ap(
     *,
+    min_ssthresh_segments: int | None = None,
     n1: int = 10,
     n2: int = 10,
     c1_mbps: float = 1.0,
@@ -190,14 +223,18 @@ def two_ap(
 
     One-way delay ``rtt_ms/2`` on each AP, so both paths have propagation RTT ``rtt_ms``
     (default 150).
+
+    ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
+    draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
     """
     n1 = integer("n1", n1, minimum=1)
+    mss_floor = _min_ssthresh(min_ssthresh_segments)
     n2 = integer("n2", n2, minimum=1)
     c1 = number("c1_mbps", c1_mbps, positive=True)
     c2 = number("c2_mbps", c2_mbps, positive=True)
     half = number("rtt_ms", rtt_ms, minimum=0.0) / 2.0
     inst = boolean("red_instantaneous", red_instantaneous)
     links = [_red_link("ap1", n1 * c1, half, inst), _red_link("ap2", n2 * c2, half, inst)]
-    multi = _users("multipath", n1, "mptcp", choice("cc", cc, CC), [["ap1"], ["ap2"]])
+    multi = _users("multipath", n1, "mptcp", choice("cc", cc, CC), [["ap1"], ["ap2"]], mss_floor)
     single = _users("singlepath", n2, "tcp", choice("tcp_cc", tcp_cc, CC), [["ap2"]])
     return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [multi, single]})

@@ -8,7 +8,7 @@ use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
 fn default_spin_us() -> u64 {
-    40
+    15
 }
 fn default_trace_interval_ms() -> f64 {
     100.0
@@ -29,12 +29,16 @@ pub struct Config {
     #[serde(default = "default_trace_interval_ms")]
     pub trace_interval_ms: f64,
     /// Busy-wait this long before a release instead of trusting the timer's wake-up, µs.
-    /// Default 40.
+    /// Default 15.
     #[serde(default = "default_spin_us")]
     pub spin_us: u64,
     /// Run under SCHED_FIFO at this priority when possible. Default: ordinary scheduling.
     #[serde(default)]
     pub realtime_priority: Option<i32>,
+    /// Pin the emulator to this CPU (the orchestrator steers the hosts' packet processing to
+    /// the others). Default: no pinning.
+    #[serde(default)]
+    pub cpu: Option<usize>,
 }
 
 /// A host interface: a TUN device created inside a network namespace.

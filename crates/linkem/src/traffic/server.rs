@@ -143,6 +143,17 @@ pub fn run(cfg: &ServerConfig) -> io::Result<()> {
         timer.arm_at(wake)?;
         ready.clear();
         epoll.wait(&mut ready, -1)?;
+        // Marks first: bytes read after this point belong after the warm-up or past the end.
+        let now = sys::monotonic_ns();
+        if !warmup_marked && now >= warmup_at {
+            warmup_marked = true;
+            for c in &mut conns {
+                c.res.bytes_at_warmup = c.res.bytes;
+            }
+        }
+        if now >= end_at {
+            break;
+        }
         for r in &ready {
             match r.token {
                 TOKEN_TIMER => timer.drain(),

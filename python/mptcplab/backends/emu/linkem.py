@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from typing import Any
 
@@ -10,10 +11,15 @@ from mptcplab.backends.emu.programs import Program, read_json, require_binary, w
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
 
-#: linkem's release-timing busy-wait before each release, µs (see crates/linkem emulator.rs).
-SPIN_US = 40
-#: SCHED_FIFO priority of linkem, so that other load on the machine cannot delay releases.
-REALTIME_PRIORITY = 20
+#: linkem's release-timing busy-wait before each release, µs (see crates/linkem emulator.rs);
+#: MPTCPLAB_LINKEM_SPIN_US overrides it for experiments.
+SPIN_US = int(os.environ.get("MPTCPLAB_LINKEM_SPIN_US", "15"))
+#: With several CPUs linkem runs on CPU 0 and the hosts' receive processing (which a TUN write
+#: would otherwise run inside linkem's system call) is steered to the others (RPS).
+LINKEM_CPU = 0 if (os.cpu_count() or 1) > 1 else None
+#: SCHED_FIFO priority of linkem, so that other load on the machine cannot delay releases;
+#: MPTCPLAB_LINKEM_RT_PRIORITY=0 turns it off.
+REALTIME_PRIORITY = int(os.environ.get("MPTCPLAB_LINKEM_RT_PRIORITY", "20"))
 
 
 def config(scenario: Scenario, plan: Plan, rundir: RunDir) -> dict[str, Any]:
@@ -32,7 +38,8 @@ def config(scenario: Scenario, plan: Plan, rundir: RunDir) -> dict[str, Any]:
         "status_path": str(rundir.path / "linkem-status.json"),
         "trace_interval_ms": scenario.trace_interval_ms,
         "spin_us": SPIN_US,
-        "realtime_priority": REALTIME_PRIORITY,
+        "realtime_priority": REALTIME_PRIORITY or None,
+        "cpu": LINKEM_CPU,
     }
 
 

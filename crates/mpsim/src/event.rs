@@ -11,8 +11,6 @@ use std::collections::BinaryHeap;
 /// Something that happens at a point in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A link direction finished serialising its head packet.
-    LinkTxDone(u32),
     /// The head of a link direction's propagation pipe arrives at the far end.
     LinkArrival(u32),
     /// The head of a pure delay line (an ACK path without queueing) arrives.

@@ -12,6 +12,7 @@ use crate::report::{
 use crate::rng::{RandomStream, StreamPurpose};
 use crate::scenario::{Protocol, Scenario, TraceKind};
 use crate::time::SimTime;
+use crate::topology::link::Admission;
 use crate::topology::{Hop, Network};
 
 /// Copies of a flow with `count > 1` start at random offsets within this window, so that
@@ -110,10 +111,8 @@ impl<'s> Simulator<'s> {
         let route = &self.net.routes[pkt.route as usize];
         match route.hops.get(pkt.hop as usize) {
             Some(Hop::Link(l)) => {
-                if let crate::topology::link::Admission::StartTx(t) =
-                    self.net.links[*l as usize].enqueue(pkt, now)
-                {
-                    self.events.schedule(t, Event::LinkTxDone(*l));
+                if let Admission::ArrivalEvent(t) = self.net.links[*l as usize].enqueue(pkt, now) {
+                    self.events.schedule(t, Event::LinkArrival(*l));
                 }
             }
             Some(Hop::Delay(d)) => {
@@ -189,14 +188,14 @@ impl<'s> Simulator<'s> {
             }
         }
         if kinds.contains(&TraceKind::Queue) {
-            for (k, l) in self.net.links.iter().enumerate() {
+            for (k, l) in self.net.links.iter_mut().enumerate() {
                 if tr.queue.len() <= k {
                     tr.queue.push(NamedSeries {
                         name: l.name.clone(),
                         values: Vec::new(),
                     });
                 }
-                tr.queue[k].values.push(l.queue.len() as f64);
+                tr.queue[k].values.push(l.queue_len(now) as f64);
             }
         }
         let next = now + SimTime::from_millis_f64(self.scenario.trace_interval_ms);
@@ -209,15 +208,6 @@ impl<'s> Simulator<'s> {
     pub fn run(mut self) -> Report {
         while let Some((now, event)) = self.events.pop_until(self.end) {
             match event {
-                Event::LinkTxDone(l) => {
-                    let (arrival, next_tx) = self.net.links[l as usize].tx_done(now);
-                    if let Some(t) = arrival {
-                        self.events.schedule(t, Event::LinkArrival(l));
-                    }
-                    if let Some(t) = next_tx {
-                        self.events.schedule(t, Event::LinkTxDone(l));
-                    }
-                }
                 Event::LinkArrival(l) => {
                     let link = &mut self.net.links[l as usize];
                     let (_, mut pkt) = link
@@ -266,9 +256,6 @@ impl<'s> Simulator<'s> {
         let measured = (end - self.warmup).as_secs_f64();
         for c in &mut self.conns {
             c.close(end);
-        }
-        for l in &mut self.net.links {
-            l.close(end);
         }
         let mbps = |bytes: u64| bytes as f64 * 8.0 / measured / 1e6;
         let mut flows = Vec::with_capacity(self.conns.len());

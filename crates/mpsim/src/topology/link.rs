@@ -1,11 +1,18 @@
 //! One direction of a link: random loss at the entrance, a queue (drop-tail or RED), a
-//! serialiser at the link rate and a propagation pipe (htsim's queue + pipe). The serialiser and
-//! the pipe each keep at most one pending event.
+//! serialiser at the link rate and a propagation pipe (htsim's queue + pipe).
+//!
+//! A FIFO served at a constant rate is deterministic once a packet is admitted: its
+//! transmission ends at `max(now, previous end) + size/rate`. So admission computes that time at
+//! once and the packet goes straight into the propagation pipe; the queue is kept only as the
+//! list of end times of packets still being served or waiting, which gives the occupancy that
+//! drop-tail and RED decide on. One pending event per link direction (the pipe's head) suffices,
+//! and no event is spent on the end of each transmission.
 
 use super::queue::{BufferLimit, DropTailQueue};
 use super::red::RedQueue;
 use crate::packet::Packet;
 use crate::rng::RandomStream;
+use crate::scenario::{HEADER_BYTES, MSS_BYTES};
 use crate::time::{BitsPerSec, SimTime};
 use std::collections::VecDeque;
 
@@ -19,7 +26,7 @@ pub enum QueueDiscipline {
 pub struct LinkCounters {
     /// Packets offered to the link (before loss and drops).
     pub offered: u64,
-    /// Packets and bytes that finished serialisation.
+    /// Packets and bytes admitted for transmission.
     pub packets: u64,
     pub bytes: u64,
     pub queue_drops: u64,
@@ -27,7 +34,7 @@ pub struct LinkCounters {
     pub random_drops: u64,
     /// Nanoseconds spent serialising.
     pub busy_ns: u64,
-    /// Integral of the queue length (packets) over time, packet·ns.
+    /// Integral of the number of packets queued or in transmission over time, packet·ns.
     pub queue_area: u128,
     pub max_queue_packets: u64,
 }
@@ -41,9 +48,9 @@ impl LinkCounters {
 /// What happened to a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {
-    /// Queued; the transmitter was idle, so schedule its completion at this time.
-    StartTx(SimTime),
-    Queued,
+    /// Accepted; the pipe was empty, so schedule its head's arrival at this time.
+    ArrivalEvent(SimTime),
+    Accepted,
     Dropped,
 }
 
@@ -54,14 +61,17 @@ pub struct LinkDir {
     pub loss: f64,
     pub jitter: SimTime,
     pub discipline: QueueDiscipline,
-    /// Packets waiting or being serialised (the head is on the wire when `busy`).
-    pub queue: VecDeque<Packet>,
-    pub queued_bytes: u64,
-    pub busy: bool,
+    /// End of transmission and size of every packet still queued or being serialised.
+    backlog: VecDeque<(SimTime, u32)>,
+    backlog_bytes: u64,
+    /// When the last admitted packet finishes serialisation.
+    last_finish: SimTime,
+    /// Serialisation time of a full 1500-byte packet and of a bare ACK, precomputed.
+    full_packet_tx: SimTime,
+    ack_tx: SimTime,
     /// Packets propagating, with their arrival times (non-decreasing).
     pub pipe: VecDeque<(SimTime, Packet)>,
     last_arrival: SimTime,
-    last_queue_change: SimTime,
     loss_rng: RandomStream,
     jitter_rng: RandomStream,
     pub counters: LinkCounters,
@@ -88,12 +98,13 @@ impl LinkDir {
             loss,
             jitter,
             discipline,
-            queue: VecDeque::new(),
-            queued_bytes: 0,
-            busy: false,
+            backlog: VecDeque::new(),
+            backlog_bytes: 0,
+            last_finish: SimTime::ZERO,
+            full_packet_tx: rate.serialization_time(MSS_BYTES + HEADER_BYTES),
+            ack_tx: rate.serialization_time(HEADER_BYTES),
             pipe: VecDeque::new(),
             last_arrival: SimTime::ZERO,
-            last_queue_change: SimTime::ZERO,
             loss_rng,
             jitter_rng,
             counters: LinkCounters::default(),
@@ -101,10 +112,31 @@ impl LinkDir {
         }
     }
 
-    fn account_queue(&mut self, now: SimTime) {
-        let dt = now.0 - self.last_queue_change.0;
-        self.counters.queue_area += self.queue.len() as u128 * dt as u128;
-        self.last_queue_change = now;
+    fn serialization_time(&self, wire_bytes: u32) -> SimTime {
+        if wire_bytes == MSS_BYTES + HEADER_BYTES {
+            self.full_packet_tx
+        } else if wire_bytes == HEADER_BYTES {
+            self.ack_tx
+        } else {
+            self.rate.serialization_time(wire_bytes)
+        }
+    }
+
+    /// Forget packets whose transmission ended by `now`.
+    fn drain_backlog(&mut self, now: SimTime) {
+        while let Some(&(finish, bytes)) = self.backlog.front() {
+            if finish > now {
+                break;
+            }
+            self.backlog.pop_front();
+            self.backlog_bytes -= bytes as u64;
+        }
+    }
+
+    /// Packets queued or being serialised at `now`.
+    pub fn queue_len(&mut self, now: SimTime) -> usize {
+        self.drain_backlog(now);
+        self.backlog.len()
     }
 
     /// Offer a packet to the link at `now`.
@@ -114,10 +146,11 @@ impl LinkDir {
             self.counters.random_drops += 1;
             return Admission::Dropped;
         }
-        let n = self.queue.len() as u64;
+        self.drain_backlog(now);
+        let n = self.backlog.len() as u64;
         let admitted = match &mut self.discipline {
             QueueDiscipline::DropTail(q) => {
-                if q.admits(n, self.queued_bytes, pkt.wire_bytes) {
+                if q.admits(n, self.backlog_bytes, pkt.wire_bytes) {
                     true
                 } else {
                     self.counters.queue_drops += 1;
@@ -125,6 +158,9 @@ impl LinkDir {
                 }
             }
             QueueDiscipline::Red(red) => {
+                if n == 0 {
+                    red.on_empty(self.last_finish.min(now));
+                }
                 if n >= red.limit_packets {
                     self.counters.queue_drops += 1;
                     false
@@ -139,35 +175,21 @@ impl LinkDir {
         if !admitted {
             return Admission::Dropped;
         }
-        self.account_queue(now);
-        self.queue.push_back(pkt);
-        self.queued_bytes += pkt.wire_bytes as u64;
-        let len = self.queue.len() as u64;
+        let tx = self.serialization_time(pkt.wire_bytes);
+        let finish = self.last_finish.max(now) + tx;
+        self.last_finish = finish;
+        self.backlog.push_back((finish, pkt.wire_bytes));
+        self.backlog_bytes += pkt.wire_bytes as u64;
+        let len = self.backlog.len() as u64;
         if len > self.counters.max_queue_packets {
             self.counters.max_queue_packets = len;
         }
-        if self.busy {
-            Admission::Queued
-        } else {
-            self.busy = true;
-            Admission::StartTx(now + self.rate.serialization_time(pkt.wire_bytes))
-        }
-    }
-
-    /// The head packet finished serialisation at `now`. Returns (the arrival time to schedule if
-    /// the pipe was empty, the completion time of the next transmission if any).
-    pub fn tx_done(&mut self, now: SimTime) -> (Option<SimTime>, Option<SimTime>) {
-        self.account_queue(now);
-        let pkt = self
-            .queue
-            .pop_front()
-            .expect("transmitting link has a head packet");
-        self.queued_bytes -= pkt.wire_bytes as u64;
-        let ser = self.rate.serialization_time(pkt.wire_bytes);
         self.counters.packets += 1;
         self.counters.bytes += pkt.wire_bytes as u64;
-        self.counters.busy_ns += ser.0;
-        let mut arrival = now + self.delay;
+        self.counters.busy_ns += tx.0;
+        // Little's law: the time this packet spends in the queue adds to the queue integral.
+        self.counters.queue_area += (finish - now).0 as u128;
+        let mut arrival = finish + self.delay;
         if self.jitter.0 > 0 {
             arrival += SimTime((self.jitter_rng.uniform() * self.jitter.0 as f64) as u64);
             // Jitter never reorders: a packet cannot overtake the one ahead of it.
@@ -175,23 +197,11 @@ impl LinkDir {
         }
         self.last_arrival = arrival;
         self.pipe.push_back((arrival, pkt));
-        let arrival_event = (self.pipe.len() == 1).then_some(arrival);
-        let next_tx = match self.queue.front() {
-            Some(next) => Some(now + self.rate.serialization_time(next.wire_bytes)),
-            None => {
-                self.busy = false;
-                if let QueueDiscipline::Red(red) = &mut self.discipline {
-                    red.on_empty(now);
-                }
-                None
-            }
-        };
-        (arrival_event, next_tx)
-    }
-
-    /// Finish the queue-length integral at the end of the run.
-    pub fn close(&mut self, now: SimTime) {
-        self.account_queue(now);
+        if self.pipe.len() == 1 {
+            Admission::ArrivalEvent(arrival)
+        } else {
+            Admission::Accepted
+        }
     }
 }
 

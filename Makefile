@@ -38,7 +38,9 @@ build: $(VENV)/.stamp-build
 	@if [ -d crates/linkem ]; then $(CARGO) build --release --quiet -p linkem; fi
 
 run: build
-	$(MPTCPLAB) sim scenarios/default.toml
+	$(MPTCPLAB) run campaigns/quickstart.toml
+	$(MPTCPLAB) report results/quickstart/store.sqlite -o results/quickstart/report.html
+	@echo "report: results/quickstart/report.html"
 
 test: build
 	$(CARGO) test --release --workspace --quiet
@@ -54,4 +56,4 @@ fmt:
 	$(VENV)/bin/ruff format python tests
 
 bench: build
-	$(CARGO) bench -p mpsim --bench throughput
+	$(PY) scripts/bench.py

@@ -1,0 +1,102 @@
+"""Run the benchmarks and write BENCHMARKS.md: `make bench`.
+
+Sections, each with the command that produced it:
+1. simulator throughput (`cargo bench -p mpsim --bench throughput`);
+2. the link emulator at 2 × 100 Mbit/s (needs root; skipped with the reason otherwise);
+3. wall time of the full CoNEXT 2013 low-BDP campaign on the simulator, into a fresh store.
+
+Timings depend on the machine and its load; compare figures from one run of this script.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = ROOT / ".venv" / "bin"
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem_gib:.0f} GiB, Linux {platform.release()}"
+
+
+def run(cmd: list[str], **kw) -> tuple[str, float]:
+    started = time.monotonic()
+    out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True, **kw)
+    return out.stdout, time.monotonic() - started
+
+
+def simulator_section() -> str:
+    cmd = ["cargo", "bench", "-q", "-p", "mpsim", "--bench", "throughput"]
+    out, _ = run(cmd)
+    table = "\n".join(line for line in out.splitlines() if line.startswith("|"))
+    return (
+        "## Simulator throughput\n\n"
+        f"Command: `{' '.join(cmd)}` (best of three runs per case; one bottleneck buffer of one\n"
+        "BDP, 1500-byte packets, uncongested ACKs). *ns/data pkt* is wall time per data packet\n"
+        "delivered; each data packet also costs its ACK.\n\n"
+        f"{table}\n"
+    )
+
+
+def linkem_section() -> str:
+    cmd = [str(VENV_BIN / "python"), "crates/linkem/benches/two_links.py"]
+    header = "## Link emulator, 2 × 100 Mbit/s\n\n" + f"Command: `{' '.join(cmd)}`\n\n"
+    if os.geteuid() != 0:
+        return header + "Skipped: needs root (network namespaces and TUN devices).\n"
+    try:
+        out, _ = run(cmd, timeout=300)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        return header + f"Failed: {exc}\n"
+    return header + "```\n" + out.strip() + "\n```\n"
+
+
+def campaign_section() -> str:
+    store = Path(tempfile.mkdtemp(prefix="mptcplab-bench-")) / "store.sqlite"
+    cmd = [str(VENV_BIN / "mptcplab"), "run", "campaigns/conext13-lowbdp.toml", "-q", "-o", str(store)]
+    out, wall = run(cmd)
+    runs = out.strip().splitlines()[-1] if out.strip() else ""
+    shutil.rmtree(store.parent, ignore_errors=True)
+    return (
+        "## Full CoNEXT 2013 low-BDP campaign on the simulator\n\n"
+        f"Command: `mptcplab run campaigns/conext13-lowbdp.toml -o <fresh store>`\n\n"
+        f"Wall time: **{wall / 60:.1f} min** for 200 WSP points × 4 variants × 5 replications of\n"
+        "60 simulated seconds, plus the single-path TCP reference runs, on all cores. The\n"
+        "original study needed about 4 hours of Mininet time for one such design.\n\n"
+        f"{runs}\n"
+    )
+
+
+def main() -> None:
+    sections = [simulator_section(), linkem_section()]
+    if "--no-campaign" not in sys.argv:
+        sections.append(campaign_section())
+    text = (
+        "# Benchmarks\n\n"
+        f"Written by `make bench` on {dt.date.today().isoformat()}; machine: {machine()}.\n"
+        "The machine is shared and noisy: compare figures from the same run.\n\n"
+        + "\n".join(sections)
+    )
+    (ROOT / "BENCHMARKS.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

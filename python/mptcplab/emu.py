@@ -23,7 +23,7 @@ from typing import Any
 from mptcplab import __version__
 from mptcplab.backends.emu import cleanup, kernel
 from mptcplab.backends.emu.netns import EmulatorError
-from mptcplab.backends.emu.runner import run_scenario
+from mptcplab.backends.emu.runner import preflight, run_scenario
 from mptcplab.errors import UserError
 from mptcplab.scenario.load import load_document, scenario_from_data
 from mptcplab.scenario.model import Scenario
@@ -33,20 +33,10 @@ __all__ = ["EmulatorError", "UserError", "available", "clean", "run"]
 
 def available() -> tuple[bool, str]:
     """Whether this machine can run the emulator, and if not, why."""
-    from mptcplab.backends.emu.programs import find_binary
-
-    info = kernel.probe()
-    if not info.root:
-        return False, "the emulator needs root"
-    if not info.tun:
-        return False, "no /dev/net/tun"
-    if not info.netns:
-        return False, "no network namespaces or no iproute2"
-    if not info.mptcp_enabled:
-        return False, "MPTCP is not enabled (net.mptcp.enabled)"
-    for name in ("linkem", "mptcp-traffic"):
-        if find_binary(name) is None:
-            return False, f"{name} is not built (make build)"
+    try:
+        preflight(kernel.probe())
+    except EmulatorError as exc:
+        return False, str(exc)
     return True, "ok"
 
 

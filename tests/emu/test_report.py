@@ -263,3 +263,13 @@ def test_summaries_match_their_formulas() -> None:
     s = summarize([float(x) for x in range(1, 101)])
     assert s is not None
     assert (s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"]) == (51.0, 95.0, 99.0, 100.0)
+
+
+def test_a_flow_that_failed_or_fell_back_is_flagged() -> None:
+    data = run_data()
+    data.clients[0]["flows"][0]["error"] = "connect: Connection refused"
+    for s in data.clients[0]["samples"]:
+        s["flows"][0]["mptcp"]["fallback"] = True
+    problems = build(data, run_id="0123abcd", version="0.1.0")["fidelity"]["problems"]
+    assert "flow phone: connect: Connection refused" in problems
+    assert "flow phone: the connection fell back to plain TCP" in problems

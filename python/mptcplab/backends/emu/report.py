@@ -55,6 +55,8 @@ class RunData:
     kernel_release: str
     notes: list[str] = field(default_factory=list)
     coupled: dict[str, Any] | None = None
+    #: Per flow id, what the backend block records (filled by :func:`build`).
+    flow_extra: dict[str, Any] = field(default_factory=dict)
 
 
 def summarize(latencies_ms: list[float]) -> dict[str, Any] | None:
@@ -330,6 +332,11 @@ def fidelity(data: RunData) -> dict[str, Any]:
             "the kernel dropped packets linkem did not read in time: "
             + ", ".join(f"{k} {v}" for k, v in sorted(dropped.items()))
         )
+    for flow_id, extra in data.flow_extra.items():
+        if extra["error"]:
+            problems.append(f"flow {flow_id}: {extra['error']}")
+        if extra["mptcp_fallback"]:
+            problems.append(f"flow {flow_id}: the connection fell back to plain TCP")
     if final.get("unroutable"):
         problems.append(f"{final['unroutable']} packets had no route in linkem")
     return {
@@ -395,7 +402,7 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
 
 def build(data: RunData, *, run_id: str, version: str) -> dict[str, Any]:
     sc = data.scenario
-    flows, block_series, flow_extra = _flows(data)
+    flows, block_series, data.flow_extra = _flows(data)
     final = data.linkem_final
     offered = sum(
         lk[d]["counters"]["offered"] for lk in final["links"] for d in ("forward", "reverse")
@@ -429,7 +436,7 @@ def build(data: RunData, *, run_id: str, version: str) -> dict[str, Any]:
         "scheduler": "kernel default (linger time)",
         "setup_s": data.setup_s,
         "coupled_congestion_control": data.coupled,
-        "flows": flow_extra,
+        "flows": data.flow_extra,
         "jain_fairness": jain([f["goodput_mbps"] for f in flows]),
         "notes": [*data.notes, *NOTES],
     }

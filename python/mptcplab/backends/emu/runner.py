@@ -23,7 +23,7 @@ from mptcplab.backends.emu import addressing, kernel, netns
 from mptcplab.backends.emu import report as report_mod
 from mptcplab.backends.emu.linkem import LINKEM_CPU, Linkem
 from mptcplab.backends.emu.netns import EmulatorError
-from mptcplab.backends.emu.programs import Program, require_binary
+from mptcplab.backends.emu.programs import Program, read_json, require_binary
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.backends.emu.traffic import start_clients, start_servers
 from mptcplab.errors import UserError
@@ -134,8 +134,12 @@ class Run:
         for p in servers + clients:
             if p.wait(FINISH_GRACE_S) != 0:
                 raise EmulatorError(f"{p.name} failed: {p.stderr_tail()}")
-        server_out = [_read(self.rundir, f"server-{g.index}.json") for g in self.plan.groups]
-        client_out = [_read(self.rundir, f"client-{g.index}.json") for g in self.plan.groups]
+        server_out = [
+            read_json(self.rundir.path / f"server-{g.index}.json") for g in self.plan.groups
+        ]
+        client_out = [
+            read_json(self.rundir.path / f"client-{g.index}.json") for g in self.plan.groups
+        ]
         return t0, server_out, client_out, at_warmup, at_end
 
     def tun_drops(self) -> dict[str, int]:
@@ -153,12 +157,6 @@ class Run:
                 self.linkem.program.stop(2.0)
         netns.delete_all(self.namespaces)
         self.rundir.remove()
-
-
-def _read(rundir: RunDir, name: str) -> dict[str, Any]:
-    from mptcplab.backends.emu.programs import read_json
-
-    return read_json(rundir.path / name)
 
 
 def run_scenario(scenario: Scenario, *, version: str) -> dict[str, Any]:

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from mptcplab.backends.emu.addressing import SERVER_PORT, Group
 from mptcplab.backends.emu.kernel import KERNEL_CC
-from mptcplab.backends.emu.programs import Program, read_json, require_binary
+from mptcplab.backends.emu.programs import Program, require_binary
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
 
@@ -44,20 +43,6 @@ def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
         "sample_interval_ms": scenario.trace_interval_ms,
         "out": str(rundir.path / f"client-{group.index}.json"),
     }
-
-
-@dataclass
-class GroupTraffic:
-    group: Group
-    server: Program
-    client: Program
-    server_out: str
-    client_out: str
-
-    def results(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        from pathlib import Path
-
-        return read_json(Path(self.server_out)), read_json(Path(self.client_out))
 
 
 def _start(rundir: RunDir, name: str, role: str, cfg: dict[str, Any]) -> Program:

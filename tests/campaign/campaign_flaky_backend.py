@@ -17,3 +17,11 @@ def run(scenario: dict[str, Any]) -> dict[str, Any]:
 
 def version() -> str:
     return sim_version()
+
+
+def crash(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Kill the worker process outright (as a crash in native code would) for OLIA runs while
+    MPTCPLAB_TEST_CRASH is set."""
+    if os.environ.get("MPTCPLAB_TEST_CRASH") and scenario["flows"][0]["cc"] == "olia":
+        os._exit(3)
+    return run_sim(scenario)

@@ -95,6 +95,33 @@ def test_failed_runs_are_stored_with_their_error_and_retried(
     assert all(r["status"] == "done" and r["attempts"] == 2 and r["report"] for r in rows)
 
 
+def test_a_crashing_worker_fails_its_runs_and_the_campaign_goes_on(
+    write_campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(
+        BACKENDS,
+        "crashy",
+        Backend("crashy", "campaign_flaky_backend:crash", "campaign_flaky_backend:version"),
+    )
+    path = write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "crashy"\nmetrics ='))
+    monkeypatch.setenv("MPTCPLAB_TEST_CRASH", "1")
+    first = _run(path, jobs=2)
+    assert first.completed + first.failed == 12
+    rows = _runs(first.store)
+    assert len(rows) == 12
+    olia = [r for r in rows if '"olia"' in r["variant"]]
+    assert len(olia) == 6
+    assert all(r["status"] == "failed" and "worker process died" in r["error"] for r in olia)
+    # A LIA run may share the fate of a crash that broke the pool it was queued in, never more.
+    for r in rows:
+        assert r["status"] == "done" or "worker process died" in r["error"]
+    assert first.completed >= 1
+
+    monkeypatch.delenv("MPTCPLAB_TEST_CRASH")
+    second = _run(path, jobs=2)
+    assert second.already_done + second.completed == 12 and second.failed == 0
+
+
 def test_same_campaign_gives_the_same_results_in_another_store(write_campaign, tmp_path) -> None:
     path = write_campaign()
     campaign = load(path)

@@ -3,8 +3,8 @@
 Workers are started with ``spawn`` (no fork of a process that runs a progress-bar thread) and
 ignore SIGINT: Ctrl-C reaches the runner, which stops the pool at once. At most two tasks per
 worker are queued, so an interruption loses only the runs in flight. A worker that dies (a crash
-in native code) fails the runs it may have been executing; the pool is rebuilt and the campaign
-goes on.
+in native code) breaks the pool: the runs queued in it fail, the pool is rebuilt and the
+campaign goes on.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from mptcplab.campaign.executors.base import Task, execute
@@ -34,6 +34,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _outcome(future: Future[RunOutcome], task: Task) -> tuple[RunOutcome, bool]:
+    """The run's outcome, and whether its worker died (which breaks the whole pool)."""
+    try:
+        return future.result(), False
+    except BrokenProcessPool:
+        return RunOutcome(task.run_key, False, None, None, "the worker process died", 0.0), True
+
+
 class LocalExecutor:
     name = "local"
 
@@ -51,38 +59,38 @@ class LocalExecutor:
         )
 
     def run(self, tasks: Iterable[Task]) -> Iterator[RunOutcome]:
-        pending = iter(tasks)
+        source = iter(tasks)
+        held: Task | None = None  # taken from the source, refused by a broken pool
         in_flight: dict[Future[RunOutcome], Task] = {}
         self._pool = self._new_pool()
-        exhausted = False
         while True:
-            while not exhausted and len(in_flight) < self.workers * _QUEUED_PER_WORKER:
-                task = next(pending, None)
-                if task is None:
-                    exhausted = True
-                    break
-                in_flight[self._pool.submit(execute, task)] = task
-            if not in_flight:
-                return
-            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             broken = False
-            for future in done:
-                task = in_flight.pop(future)
+            while len(in_flight) < self.workers * _QUEUED_PER_WORKER:
+                if held is not None:
+                    task, held = held, None
+                else:
+                    task = next(source, None)
+                if task is None:
+                    break
                 try:
-                    yield future.result()
+                    in_flight[self._pool.submit(execute, task)] = task
                 except BrokenProcessPool:
-                    broken = True
-                    yield RunOutcome(
-                        task.run_key, False, None, None, "the worker process died", 0.0
-                    )
+                    held, broken = task, True
+                    break
+            if not in_flight and not broken:
+                return
+            # A broken pool fails every run queued in it. Which one crashed is unknown, so none
+            # is resubmitted (a crashing run would loop); the next invocation retries them.
+            done, _ = wait(in_flight, return_when=ALL_COMPLETED if broken else FIRST_COMPLETED)
+            for future in done:
+                outcome, died = _outcome(future, in_flight.pop(future))
+                broken |= died
+                yield outcome
             if broken:
-                # Every other queued future fails the same way; they are resubmitted, not failed.
-                requeue = list(in_flight.values())
-                in_flight.clear()
+                for future in wait(in_flight).done:
+                    yield _outcome(future, in_flight.pop(future))[0]
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._new_pool()
-                for task in requeue:
-                    in_flight[self._pool.submit(execute, task)] = task
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -35,10 +35,6 @@ pub struct Config {
     /// Run under SCHED_FIFO at this priority when possible. Default: ordinary scheduling.
     #[serde(default)]
     pub realtime_priority: Option<i32>,
-    /// Pin the emulator to this CPU (the orchestrator steers the hosts' packet processing to
-    /// the others). Default: no pinning.
-    #[serde(default)]
-    pub cpu: Option<usize>,
 }
 
 /// A host interface: a TUN device created inside a network namespace.

@@ -93,9 +93,6 @@ impl Emulator {
             epoll.add(t.fd.as_fd(), i as u64, false)?;
         }
         let _ = sys::process::set_timer_slack_ns(1);
-        if let Some(cpu) = cfg.cpu {
-            sys::process::pin_to_cpu(cpu)?;
-        }
         let realtime = match cfg.realtime_priority {
             Some(p) => sys::process::set_realtime(p).is_ok(),
             None => false,

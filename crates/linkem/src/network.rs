@@ -303,7 +303,6 @@ mod tests {
             trace_interval_ms: 100.0,
             spin_us: 0,
             realtime_priority: None,
-            cpu: None,
         };
         cfg.validate().unwrap();
         Network::build(&cfg, |_| Some(0))

@@ -48,18 +48,3 @@ pub fn cpu_seconds() -> (f64, f64) {
     let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
 }
-
-/// Pin the calling thread to one CPU.
-pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
-    // SAFETY: `set` is a zeroed cpu_set_t filled by CPU_SET; the call reads it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        check(libc::sched_setaffinity(
-            0,
-            std::mem::size_of::<libc::cpu_set_t>(),
-            &set,
-        ))?;
-    }
-    Ok(())
-}

@@ -14,9 +14,6 @@ from mptcplab.scenario.model import Scenario
 #: linkem's release-timing busy-wait before each release, µs (see crates/linkem emulator.rs);
 #: MPTCPLAB_LINKEM_SPIN_US overrides it for experiments.
 SPIN_US = int(os.environ.get("MPTCPLAB_LINKEM_SPIN_US", "15"))
-#: With several CPUs linkem runs on CPU 0 and the hosts' receive processing (which a TUN write
-#: would otherwise run inside linkem's system call) is steered to the others (RPS).
-LINKEM_CPU = 0 if (os.cpu_count() or 1) > 1 else None
 #: SCHED_FIFO priority of linkem, so that other load on the machine cannot delay releases;
 #: MPTCPLAB_LINKEM_RT_PRIORITY=0 turns it off.
 REALTIME_PRIORITY = int(os.environ.get("MPTCPLAB_LINKEM_RT_PRIORITY", "20"))
@@ -39,7 +36,6 @@ def config(scenario: Scenario, plan: Plan, rundir: RunDir) -> dict[str, Any]:
         "trace_interval_ms": scenario.trace_interval_ms,
         "spin_us": SPIN_US,
         "realtime_priority": REALTIME_PRIORITY or None,
-        "cpu": LINKEM_CPU,
     }
 
 

@@ -162,19 +162,3 @@ def tun_drops(namespace: str, device: str) -> int:
         return 0
     stats = data[0].get("stats64") or data[0].get("stats") or {}
     return int(stats.get("tx", {}).get("dropped", 0))
-
-
-def steer_receive(namespace: str, devices: Sequence[str], cpus: Sequence[int]) -> None:
-    """Receive Packet Steering: process the packets written to these TUN devices on ``cpus``
-    rather than inside the writer's system call (Documentation/networking/scaling.rst)."""
-    mask = format(sum(1 << c for c in cpus), "x")
-    script = "; ".join(f"echo {mask} > /sys/class/net/{d}/queues/rx-0/rps_cpus" for d in devices)
-    proc = subprocess.run(
-        ["ip", "netns", "exec", namespace, "sh", "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=IP_TIMEOUT_S,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise EmulatorError(f"steering receive processing in {namespace}: {proc.stderr.strip()}")

@@ -11,7 +11,6 @@ and SIGTERM; after a SIGKILL ``mptcplab clean`` (:mod:`.cleanup`) removes what i
 from __future__ import annotations
 
 import contextlib
-import os
 import platform
 import signal
 import threading
@@ -21,7 +20,7 @@ from typing import Any
 
 from mptcplab.backends.emu import addressing, kernel, netns
 from mptcplab.backends.emu import report as report_mod
-from mptcplab.backends.emu.linkem import LINKEM_CPU, Linkem
+from mptcplab.backends.emu.linkem import Linkem
 from mptcplab.backends.emu.netns import EmulatorError
 from mptcplab.backends.emu.programs import Program, read_json, require_binary
 from mptcplab.backends.emu.rundir import RunDir
@@ -108,10 +107,6 @@ class Run:
                 rcvbuf_cap=flow.rcvbuf_max_bytes or DEFAULT_BUFFER_CAP_BYTES,
                 autotune=flow.rcvbuf_mode() == "auto",
             )
-            if LINKEM_CPU is not None:
-                others = [c for c in range(os.cpu_count() or 1) if c != LINKEM_CPU]
-                netns.steer_receive(g.client_ns, [i.name for i in g.client_ifaces], others)
-                netns.steer_receive(g.server_ns, [g.server_iface.name], others)
 
     def traffic(self) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]], dict, dict]:
         assert self.linkem is not None

@@ -153,7 +153,7 @@ CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
     [
         # points × 4 variants × replications MPTCP runs + points × 2 buffers × replications × 2
         # paths single-path TCP references (shared by LIA and OLIA)
-        ("quickstart.toml", 50, 3, 50 * 4 * 3 + 50 * 2 * 3 * 2),
+        ("quickstart.toml", 50, 5, 50 * 4 * 5 + 50 * 2 * 5 * 2),
         ("conext13-lowbdp.toml", 200, 5, 200 * 4 * 5 + 200 * 2 * 5 * 2),
         ("conext13-highbdp.toml", 200, 5, 200 * 4 * 5 + 200 * 2 * 5 * 2),
     ],

@@ -40,8 +40,8 @@ h3 { font-size: 16px; margin: 22px 0 8px; }
 p.lead { color: #555; margin: 0 0 12px; }
 nav { background: #f0f3f7; border-radius: 6px; padding: 8px 14px; margin: 14px 0; }
 nav a { margin-right: 14px; color: #1f5fa8; text-decoration: none; white-space: nowrap; }
-table.data { border-collapse: collapse; margin: 8px 0 14px; font-size: 12.5px; }
-table.data th, table.data td { padding: 4px 9px; border-bottom: 1px solid #e3e6ea;
+table.data { border-collapse: collapse; margin: 8px 0 14px; font-size: 12px; }
+table.data th, table.data td { padding: 3px 7px; border-bottom: 1px solid #e3e6ea;
                                text-align: right; }
 table.data th { background: #f0f3f7; font-weight: 600; }
 table.data td { white-space: nowrap; }

@@ -137,12 +137,12 @@ def build_scenario(campaign: Campaign, assignments: Mapping[Target, Any]) -> dic
     """The scenario of one design point and variant, as plain JSON data (seed not yet set)."""
     params = assign(campaign.fixed, assignments)
     try:
-        scenario = campaign.template(**params)
+        return campaign.template(**params).to_dict()  # type: ignore[no-any-return]
     except UserError as exc:
         raise _template_error(campaign, assignments, exc.field, exc.detail) from None
     except (TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        raise _template_error(campaign, assignments, None, _first_line(exc)) from None
-    return dict(scenario.to_dict() if hasattr(scenario, "to_dict") else scenario)
+        brief = " ".join(str(exc).strip().splitlines()[:3])
+        raise _template_error(campaign, assignments, None, brief) from None
 
 
 def _template_error(
@@ -150,35 +150,16 @@ def _template_error(
 ) -> UserError:
     """Point at the campaign key responsible: the factor that set the parameter, else the fixed
     parameter, else the [scenario] table."""
-    template = campaign.spec.scenario.template
     param = (field or "").split(".", 1)[0].split("[", 1)[0]
-    values = {str(t): v for t, v in assignments.items() if t.param == param}
-    shown = ", ".join(f"{k} = {v!r}" for k, v in values.items())
-    message = f"template '{template}' rejected {param or 'the parameters'}"
-    message += f" ({shown})" if shown else ""
-    message += f": {detail}"
-    owner = next((name for name, t in campaign.targets.items() if t.param == param and param), None)
-    if owner is None:
-        owner = next(
-            (
-                q.name
-                for q in campaign.qualitative
-                for level in q.levels.values()
-                for t in level
-                if t.param == param and param
-            ),
-            None,
-        )
+    shown = ", ".join(f"{t} = {v!r}" for t, v in assignments.items() if t.param == param)
+    message = f"template '{campaign.spec.scenario.template}' rejected {param or 'the parameters'}"
+    message += f" ({shown}): {detail}" if shown else f": {detail}"
+    owner = next((name for t, name in campaign.owners.items() if t.param == param), None)
     if owner is not None:
         return UserError(message, **campaign.where("factors", owner))
     if param in campaign.fixed:
         return UserError(message, **campaign.where("scenario", param))
     return UserError(message, **campaign.where("scenario"))
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return " ".join(text.splitlines()[:3])
 
 
 def reference_scenarios(scenario: Mapping[str, Any], campaign: Campaign) -> list[dict[str, Any]]:

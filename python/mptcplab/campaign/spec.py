@@ -44,7 +44,6 @@ and the expected form; a misspelt key gets the closest known key as a suggestion
 from __future__ import annotations
 
 import difflib
-import inspect
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -138,6 +137,7 @@ class Campaign:
     quantitative: tuple[Factor, ...]
     targets: dict[str, Target]  # quantitative factor name -> the parameter it sets
     qualitative: tuple[QualitativeFactor, ...]
+    owners: dict[Target, str]  # template parameter (element) -> the factor that sets it
     fixed: dict[str, Any]
     template: Callable[..., Any] = field(repr=False)
 
@@ -288,27 +288,6 @@ def _engine_options() -> set[str]:
     return {name for _, accepted in ENGINES.values() for name in accepted}
 
 
-# --- templates ----------------------------------------------------------------------------------
-
-
-def _templates() -> dict[str, Callable[..., Any]]:
-    from mptcplab.scenario.templates import TEMPLATES
-
-    return dict(TEMPLATES)
-
-
-def template_parameters(template: Callable[..., Any]) -> list[str] | None:
-    """Keyword parameters a template accepts, or None when it takes ``**kwargs``."""
-    params = inspect.signature(template).parameters.values()
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        return None
-    return [
-        p.name
-        for p in params
-        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    ]
-
-
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -341,259 +320,219 @@ def parse(text: str, path: Path) -> Campaign:
     return _check(spec, path, text)
 
 
-def _fail(message: str, path: Path, text: str, *loc: str | int) -> UserError:
-    return UserError(message, file=str(path), line=_line(text, loc), field=_dotted(loc))
-
-
-def _parse_target(raw: str, path: Path, text: str, *loc: str | int) -> Target:
-    match = _PARAM_TARGET.match(raw)
-    if match is None:
-        raise _fail(
-            f"expected a template parameter 'name' or 'name[index]', got {raw!r}",
-            path,
-            text,
-            *loc,
-        )
-    index = match.group(2)
-    return Target(match.group(1), None if index is None else int(index))
-
-
 def _check(spec: CampaignSpec, path: Path, text: str) -> Campaign:
-    from mptcplab.campaign.backends import BACKENDS
+    return _Checker(spec, path, text).campaign()
 
-    if spec.backend not in BACKENDS:
-        raise _fail(
-            f"unknown backend '{spec.backend}'" + _suggest(spec.backend, list(BACKENDS)),
-            path,
-            text,
-            "backend",
+
+class _Checker:
+    """What the schema cannot say: names that must exist (backend, metrics, template and its
+    parameters), factor domains, and that every template parameter is set exactly once."""
+
+    def __init__(self, spec: CampaignSpec, path: Path, text: str) -> None:
+        self.spec = spec
+        self.path = path
+        self.text = text
+        self.fixed = dict(spec.scenario.model_extra or {})
+        self.owners: dict[Target, str] = {}  # parameter (element) -> factor that sets it
+        self.accepted: list[str] = []  # the template's parameters, once it is known
+
+    def fail(self, message: str, *loc: str | int) -> UserError:
+        return UserError(
+            message, file=str(self.path), line=_line(self.text, loc), field=_dotted(loc)
         )
 
-    known_metrics = all_metric_names()
-    for i, name in enumerate(spec.metrics):
-        if name not in known_metrics:
-            raise _fail(
-                f"unknown metric '{name}'" + _suggest(name, known_metrics),
-                path,
-                text,
-                "metrics",
-                i,
-            )
-        if name in REFERENCE_METRICS and not spec.reference_runs:
-            raise _fail(
-                f"metric '{name}' compares with single-path TCP runs: set reference_runs = true",
-                path,
-                text,
-                "metrics",
-                i,
-            )
+    def campaign(self) -> Campaign:
+        from mptcplab.scenario import templates
 
-    templates = _templates()
-    template_name = spec.scenario.template
-    if template_name not in templates:
-        raise _fail(
-            f"unknown template '{template_name}'" + _suggest(template_name, sorted(templates)),
-            path,
-            text,
-            "scenario",
-            "template",
+        self.check_backend()
+        self.check_metrics()
+        name = self.spec.scenario.template
+        if name not in templates.TEMPLATES:
+            known = sorted(templates.TEMPLATES)
+            raise self.fail(
+                f"unknown template '{name}'" + _suggest(name, known), "scenario", "template"
+            )
+        self.accepted = list(templates.parameters(name))
+        for key in self.fixed:
+            self.check_param(key, "scenario", key)
+        quantitative: list[Factor] = []
+        targets: dict[str, Target] = {}
+        qualitative: list[QualitativeFactor] = []
+        for factor_name, fs in self.spec.factors.items():
+            kind = fs.kind or ("categorical" if fs.levels is not None else "continuous")
+            if kind == "categorical":
+                qualitative.append(self.qualitative(factor_name, fs))
+            else:
+                factor, target = self.quantitative(factor_name, kind, fs)
+                quantitative.append(factor)
+                targets[factor_name] = target
+        self.check_lists_complete()
+        return Campaign(
+            spec=self.spec,
+            path=self.path,
+            text=self.text,
+            quantitative=tuple(quantitative),
+            targets=targets,
+            qualitative=tuple(qualitative),
+            owners=self.owners,
+            fixed=self.fixed,
+            template=templates.TEMPLATES[name],
         )
-    template = templates[template_name]
-    accepted = template_parameters(template)
-    fixed = dict(spec.scenario.model_extra or {})
 
-    def check_param(param: str, *loc: str | int) -> None:
+    def check_backend(self) -> None:
+        from mptcplab.campaign.backends import BACKENDS
+
+        backend = self.spec.backend
+        if backend not in BACKENDS:
+            raise self.fail(
+                f"unknown backend '{backend}'" + _suggest(backend, list(BACKENDS)), "backend"
+            )
+
+    def check_metrics(self) -> None:
+        known = all_metric_names()
+        for i, name in enumerate(self.spec.metrics):
+            if name not in known:
+                raise self.fail(f"unknown metric '{name}'" + _suggest(name, known), "metrics", i)
+            if name in REFERENCE_METRICS and not self.spec.reference_runs:
+                raise self.fail(
+                    f"metric '{name}' compares with single-path TCP runs: "
+                    "set reference_runs = true",
+                    "metrics",
+                    i,
+                )
+
+    def check_param(self, param: str, *loc: str | int) -> None:
         if param == "seed":
-            raise _fail(
+            raise self.fail(
                 "each run's seed derives from the campaign's `seed`, the point and the "
                 "replication; remove this one",
-                path,
-                text,
                 *loc,
             )
-        if accepted is not None and param not in accepted:
+        if param not in self.accepted:
             implicit = len(loc) == 2 and loc[0] == "factors"
-            raise _fail(
-                f"template '{template_name}' has no parameter '{param}'"
-                + (
-                    " (a factor without `param` sets the parameter of its own name)"
-                    if implicit
-                    else ""
-                )
-                + _suggest(param, accepted),
-                path,
-                text,
+            hint = " (a factor without `param` sets the parameter of its own name)"
+            raise self.fail(
+                f"template '{self.spec.scenario.template}' has no parameter '{param}'"
+                + (hint if implicit else "")
+                + _suggest(param, self.accepted),
                 *loc,
             )
 
-    for key in fixed:
-        check_param(key, "scenario", key)
+    def target(self, raw: str, *loc: str | int) -> Target:
+        match = _PARAM_TARGET.match(raw)
+        if match is None:
+            raise self.fail(
+                f"expected a template parameter 'name' or 'name[index]', got {raw!r}", *loc
+            )
+        index = match.group(2)
+        return Target(match.group(1), None if index is None else int(index))
 
-    quantitative: list[Factor] = []
-    targets: dict[str, Target] = {}
-    qualitative: list[QualitativeFactor] = []
-    owners: dict[Target, str] = {}
-
-    def claim(target: Target, owner: str, *loc: str | int) -> None:
-        check_param(target.param, *loc)
-        previous = owners.get(target)
+    def claim(self, target: Target, owner: str, *loc: str | int) -> None:
+        """Record that factor ``owner`` sets ``target``; each parameter has one source."""
+        self.check_param(target.param, *loc)
+        previous = self.owners.get(target)
         if previous is not None and previous != owner:
-            raise _fail(f"{target} is already set by factor '{previous}'", path, text, *loc)
-        owners[target] = owner
-        if target.index is None and target.param in fixed:
-            raise _fail(
+            raise self.fail(f"{target} is already set by factor '{previous}'", *loc)
+        self.owners[target] = owner
+        if target.param not in self.fixed:
+            return
+        if target.index is None:
+            raise self.fail(
                 f"{target} is both a fixed parameter in [scenario] and set by factor '{owner}'; "
                 "remove one",
-                path,
-                text,
                 *loc,
             )
-        if target.index is not None and target.param in fixed:
-            base = fixed[target.param]
-            if not isinstance(base, list):
-                raise _fail(
-                    f"{target} indexes '{target.param}', but [scenario] gives it a "
-                    f"{type(base).__name__}, not a list",
-                    path,
-                    text,
-                    *loc,
-                )
+        base = self.fixed[target.param]
+        if not isinstance(base, list):
+            raise self.fail(
+                f"{target} indexes '{target.param}', but [scenario] gives it a "
+                f"{type(base).__name__}, not a list",
+                *loc,
+            )
 
-    for name, fs in spec.factors.items():
+    def quantitative(self, name: str, kind: str, fs: FactorSpec) -> tuple[Factor, Target]:
         loc = ("factors", name)
-        if not re.match(_NAME, name):
-            raise _fail(
-                f"factor name {name!r}: expected letters, digits, '_', '-'", path, text, *loc
+        if fs.low is None or fs.high is None:
+            missing = "low" if fs.low is None else "high"
+            raise self.fail(
+                f"missing key '{missing}': a {kind} factor needs low and high "
+                "(or levels for a qualitative factor)",
+                *loc,
             )
-        kind = fs.kind or ("categorical" if fs.levels is not None else "continuous")
-        if kind == "categorical":
-            qualitative.append(_qualitative(name, fs, claim, path, text))
-            continue
-        for key in ("low", "high"):
-            if getattr(fs, key) is None:
-                raise _fail(
-                    f"missing key '{key}': a {kind} factor needs low and high "
-                    "(or levels for a qualitative factor)",
-                    path,
-                    text,
-                    *loc,
-                )
         if fs.levels is not None:
-            raise _fail(
-                f"'levels' is only for categorical factors (kind = {kind!r})",
-                path,
-                text,
-                *loc,
-                "levels",
+            raise self.fail(
+                f"'levels' is only for categorical factors (kind = {kind!r})", *loc, "levels"
             )
-        assert fs.low is not None and fs.high is not None
         if fs.low > fs.high:
-            raise _fail(
-                f"domain low > high ({fs.low} > {fs.high}); expected low < high",
-                path,
-                text,
-                *loc,
-                "low",
+            raise self.fail(
+                f"domain low > high ({fs.low} > {fs.high}); expected low < high", *loc, "low"
             )
         try:
             factor = Factor(name=name, kind=kind, low=fs.low, high=fs.high, log=fs.log)
         except ValueError as exc:
-            raise _fail(str(exc), path, text, *loc) from None
-        target = _parse_target(fs.param or name, path, text, *loc, "param")
-        claim(target, name, *((*loc, "param") if fs.param else loc))
-        quantitative.append(factor)
-        targets[name] = target
+            raise self.fail(str(exc), *loc) from None
+        target = self.target(fs.param or name, *loc, "param")
+        self.claim(target, name, *((*loc, "param") if fs.param else loc))
+        return factor, target
 
-    _check_lists_complete(fixed, owners, path, text)
-    return Campaign(
-        spec=spec,
-        path=path,
-        text=text,
-        quantitative=tuple(quantitative),
-        targets=targets,
-        qualitative=tuple(qualitative),
-        fixed=fixed,
-        template=template,
-    )
-
-
-def _qualitative(
-    name: str,
-    fs: FactorSpec,
-    claim: Callable[..., None],
-    path: Path,
-    text: str,
-) -> QualitativeFactor:
-    loc = ("factors", name)
-    for key in ("low", "high"):
-        if getattr(fs, key) is not None:
-            raise _fail(
-                f"'{key}' is only for quantitative factors; a categorical factor takes levels",
-                path,
-                text,
-                *loc,
-                key,
-            )
-    if not fs.levels:
-        raise _fail("expected 'levels', a non-empty list or table", path, text, *loc, "levels")
-    levels: dict[str, dict[Target, Any]] = {}
-    if isinstance(fs.levels, list):
-        target = _parse_target(fs.param or name, path, text, *loc, "param")
-        claim(target, name, *((*loc, "param") if fs.param else loc))
-        for value in fs.levels:
-            label = str(value).lower() if isinstance(value, bool) else str(value)
-            if label in levels:
-                raise _fail(f"level {value!r} is listed twice", path, text, *loc, "levels")
-            levels[label] = {target: value}
-    else:
+    def qualitative(self, name: str, fs: FactorSpec) -> QualitativeFactor:
+        loc = ("factors", name)
+        for key in ("low", "high"):
+            if getattr(fs, key) is not None:
+                raise self.fail(
+                    f"'{key}' is only for quantitative factors; a categorical factor takes levels",
+                    *loc,
+                    key,
+                )
+        if not fs.levels:
+            raise self.fail("expected 'levels', a non-empty list or table", *loc, "levels")
+        levels: dict[str, dict[Target, Any]] = {}
+        if isinstance(fs.levels, list):
+            target = self.target(fs.param or name, *loc, "param")
+            self.claim(target, name, *((*loc, "param") if fs.param else loc))
+            for value in fs.levels:
+                label = str(value).lower() if isinstance(value, bool) else str(value)
+                if label in levels:
+                    raise self.fail(f"level {value!r} is listed twice", *loc, "levels")
+                levels[label] = {target: value}
+            return QualitativeFactor(name, levels)
         if fs.param is not None:
-            raise _fail(
+            raise self.fail(
                 "levels given as tables name their parameters themselves; remove 'param'",
-                path,
-                text,
                 *loc,
                 "param",
             )
         for label, assignments in fs.levels.items():
             if not assignments:
-                raise _fail(
-                    "expected at least one parameter in this level",
-                    path,
-                    text,
-                    *loc,
-                    "levels",
-                    label,
+                raise self.fail(
+                    "expected at least one parameter in this level", *loc, "levels", label
                 )
             level: dict[Target, Any] = {}
             for key, value in assignments.items():
-                target = _parse_target(key, path, text, *loc, "levels", label, key)
-                claim(target, name, *loc, "levels", label, key)
+                target = self.target(key, *loc, "levels", label, key)
+                self.claim(target, name, *loc, "levels", label, key)
                 level[target] = value
             levels[label] = level
-    return QualitativeFactor(name, levels)
+        return QualitativeFactor(name, levels)
 
-
-def _check_lists_complete(
-    fixed: Mapping[str, Any], owners: Mapping[Target, str], path: Path, text: str
-) -> None:
-    """Every element of a list parameter that factors index must be given somewhere."""
-    indexed: dict[str, set[int]] = {}
-    for target in owners:
-        if target.index is not None:
-            indexed.setdefault(target.param, set()).add(target.index)
-    for param, indices in indexed.items():
-        base_len = len(fixed[param]) if param in fixed else 0
-        missing = [i for i in range(max(indices) + 1) if i >= base_len and i not in indices]
-        if missing:
-            owner = owners[next(t for t in owners if t.param == param and t.index is not None)]
-            raise _fail(
-                f"{param}[{missing[0]}] is not set: give '{param}' as a list in [scenario] or map "
-                f"a factor to {param}[{missing[0]}]",
-                path,
-                text,
-                "factors",
-                owner,
-            )
+    def check_lists_complete(self) -> None:
+        """Every element of a list parameter that factors index must be given somewhere."""
+        indexed: dict[str, list[Target]] = {}
+        for target in self.owners:
+            if target.index is not None:
+                indexed.setdefault(target.param, []).append(target)
+        for param, set_by_factors in indexed.items():
+            given = len(self.fixed[param]) if param in self.fixed else 0
+            indices = {t.index for t in set_by_factors}
+            top = max(i for i in indices if i is not None)
+            missing = [i for i in range(given, top + 1) if i not in indices]
+            if missing:
+                raise self.fail(
+                    f"{param}[{missing[0]}] is not set: give '{param}' as a list in [scenario] "
+                    f"or map a factor to {param}[{missing[0]}]",
+                    "factors",
+                    self.owners[set_by_factors[0]],
+                )
 
 
 def assign(fixed: Mapping[str, Any], assignments: Mapping[Target, Any]) -> dict[str, Any]:

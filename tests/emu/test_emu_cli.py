@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -54,3 +56,12 @@ def test_a_malformed_scenario_names_the_file_and_field(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert str(path) in out.stderr and "capcity_mbps" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.root
+@pytest.mark.usefixtures("emulator")
+def test_doctor_says_the_emulator_can_run_on_a_capable_machine() -> None:
+    out = run_cli("doctor")
+    assert out.returncode == 0, out.stdout
+    for check in ("root", "TUN devices", "network namespaces", "MPTCP", "linkem"):
+        assert check in out.stdout

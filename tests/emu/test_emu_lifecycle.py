@@ -41,6 +41,19 @@ def leftovers(run_id: str) -> dict[str, list]:
 
 
 NOTHING = {"namespaces": [], "processes": [], "run_dir": []}
+SCRIPT = "import json, sys; from mptcplab import emu; emu.run(json.loads(sys.argv[1]))"
+
+
+def started_run(before: set[str], timeout_s: float = 30.0) -> str:
+    """The id of the run that appeared since ``before`` once its linkem, server and client
+    are up."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for r in set(rundir.run_ids()) - before:
+            if len(rundir.recorded_pids(r)) >= 3 and rundir.is_alive(r):
+                return r
+        time.sleep(0.05)
+    raise AssertionError("the run did not start")
 
 
 def test_a_finished_run_leaves_nothing_behind() -> None:
@@ -49,18 +62,10 @@ def test_a_finished_run_leaves_nothing_behind() -> None:
 
 
 def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path) -> None:
-    code = "import json, sys; from mptcplab import emu; emu.run(json.loads(sys.argv[1]))"
-    proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(small(60.0))])
+    before = set(rundir.run_ids())
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, json.dumps(small(60.0))])
     try:
-        run_id = None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and run_id is None:
-            for r in rundir.run_ids():
-                # Started: linkem, the server and the client are up.
-                if len(rundir.recorded_pids(r)) >= 3 and rundir.is_alive(r):
-                    run_id = r
-            time.sleep(0.1)
-        assert run_id is not None, "the run did not start"
+        run_id = started_run(before)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         # The namespaces survive the orchestrator; the lock does not.
@@ -81,22 +86,37 @@ def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path) -> None:
             proc.kill()
 
 
-def test_clean_leaves_a_live_run_alone() -> None:
-    code = "import json, sys; from mptcplab import emu; emu.run(json.loads(sys.argv[1]))"
+def test_sigterm_tears_the_run_down(tmp_path: Path) -> None:
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(small(60.0)))
+    before = set(rundir.run_ids())
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, json.dumps(small(6.0))], stdout=subprocess.PIPE
+        [sys.executable, "-m", "mptcplab.cli", "emu", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        live = []
-        while time.monotonic() < deadline and not live:
-            live = [r for r in rundir.run_ids() if len(rundir.recorded_pids(r)) >= 3]
-            time.sleep(0.1)
-        assert live
+        run_id = started_run(before)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "interrupted" in err
+        assert leftovers(run_id) == NOTHING
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_clean_leaves_a_live_run_alone() -> None:
+    before = set(rundir.run_ids())
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, json.dumps(small(6.0))])
+    try:
+        run_id = started_run(before)
         emu.clean()
-        assert leftovers(live[0])["namespaces"], "clean removed a live run"
+        assert leftovers(run_id)["namespaces"], "clean removed a live run"
         assert proc.wait(timeout=60) == 0
-        assert leftovers(live[0]) == NOTHING
+        assert leftovers(run_id) == NOTHING
     finally:
         if proc.poll() is None:
             proc.kill()

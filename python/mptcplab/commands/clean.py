@@ -3,6 +3,7 @@ linkem and traffic processes, run directories, coupled congestion-control regist
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -21,7 +22,7 @@ def clean_command(
 
     if os.geteuid() != 0:
         typer.secho("error: mptcplab clean needs root", fg=typer.colors.RED, err=True)
-        raise typer.Exit(1)
+        sys.exit(1)  # not typer.Exit, which the CLI's non-standalone mode would turn into 0
     lines = cleanup.clean_all(force=force)
     for line in lines:
         typer.echo(line)

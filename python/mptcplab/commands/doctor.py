@@ -3,6 +3,8 @@ missing. Exit code 1 when the emulator cannot run here."""
 
 from __future__ import annotations
 
+import sys
+
 import typer
 from rich import box
 from rich.console import Console
@@ -32,7 +34,7 @@ def doctor_command() -> None:
     blocking = [c.name for c in checks if c.required and not c.ok]
     if blocking:
         console.print(f"[red]the emulator cannot run here:[/red] missing {', '.join(blocking)}")
-        raise typer.Exit(1)
+        sys.exit(1)  # not typer.Exit, which the CLI's non-standalone mode would turn into 0
     console.print("[green]the emulator can run here[/green]")
 
 

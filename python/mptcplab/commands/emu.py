@@ -96,11 +96,16 @@ def emu_command(
     from mptcplab import emu
 
     traces = _parse_trace(trace)
+    # Exit with sys.exit: typer hands a raised Exit back as a return value when the CLI runs
+    # with standalone_mode=False, which would turn these codes into 0.
     try:
         report = emu.run(file, seed=seed, duration_s=duration, trace=traces)
     except emu.EmulatorError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(1) from None
+        sys.exit(1)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; the run has been torn down
+        typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
+        sys.exit(130)
     text = json.dumps(report, indent=2, allow_nan=False)
     if output is not None:
         try:

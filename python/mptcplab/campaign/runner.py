@@ -158,7 +158,6 @@ def run_campaign(
             campaign_path=str(campaign.path),
             campaign_text=campaign.text,
         )
-        by_key = {run.row.run_key: run for run in todo}
         completed = failed = 0
         interrupted = False
         bar = _progress(console, progress)
@@ -171,7 +170,7 @@ def run_campaign(
                 )
                 tasks = (Task(r.row.run_key, backend.run, r.scenario) for r in todo)
                 for outcome in runner.run(tasks):
-                    run = by_key[outcome.run_key]
+                    run = runs[outcome.run_key]
                     store.record(
                         run.row,
                         outcome,

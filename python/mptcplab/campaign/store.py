@@ -127,6 +127,21 @@ class TaskRow:
     reference_keys: Sequence[str] | None = None
 
 
+def _task_columns(task: TaskRow) -> tuple[Any, ...]:
+    """The columns ``tasks`` and ``runs`` share: run_key, role, design, point, variant,
+    factors, replication, seed."""
+    return (
+        task.run_key,
+        task.role,
+        task.design,
+        task.point,
+        json.dumps(dict(task.variant)),
+        json.dumps(dict(task.factors)),
+        task.replication,
+        task.seed,
+    )
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     """What an executed task gives back: either a report and metrics, or an error text."""
@@ -245,14 +260,7 @@ class Store:
                 " seed, path, reference_keys) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
-                        t.run_key,
-                        t.role,
-                        t.design,
-                        t.point,
-                        json.dumps(dict(t.variant)),
-                        json.dumps(dict(t.factors)),
-                        t.replication,
-                        t.seed,
+                        *_task_columns(t),
                         t.path,
                         None if t.reference_keys is None else json.dumps(list(t.reference_keys)),
                     )
@@ -307,14 +315,7 @@ class Store:
                 WHERE runs.status != 'done'
                 """,
                 (
-                    task.run_key,
-                    task.role,
-                    task.design,
-                    task.point,
-                    json.dumps(dict(task.variant)),
-                    json.dumps(dict(task.factors)),
-                    task.replication,
-                    task.seed,
+                    *_task_columns(task),
                     status,
                     None if outcome.metrics is None else json.dumps(dict(outcome.metrics)),
                     None if outcome.report is None else compress_json(outcome.report),

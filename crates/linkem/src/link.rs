@@ -251,8 +251,8 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Limit;
     use mpsim::rng::StreamPurpose;
+    use mpsim::topology::queue::{BufferLimit as Limit, DropTailQueue};
 
     fn link(mbps: f64, delay_ms: f64, limit: Limit) -> LinkDir {
         LinkDir::new(
@@ -260,7 +260,7 @@ mod tests {
             SimTime::from_millis_f64(delay_ms),
             SimTime::ZERO,
             0.0,
-            Some(Discipline::DropTail(limit)),
+            Some(Discipline::DropTail(DropTailQueue { limit })),
             RandomStream::derive(1, 0, StreamPurpose::LinkLoss),
             RandomStream::derive(1, 0, StreamPurpose::LinkJitter),
         )
@@ -356,7 +356,9 @@ mod tests {
             SimTime::ZERO,
             SimTime::ZERO,
             0.05,
-            Some(Discipline::DropTail(Limit::Packets(1_000_000))),
+            Some(Discipline::DropTail(DropTailQueue {
+                limit: Limit::Packets(1_000_000),
+            })),
             RandomStream::derive(7, 0, StreamPurpose::LinkLoss),
             RandomStream::derive(7, 0, StreamPurpose::LinkJitter),
         );
@@ -376,7 +378,9 @@ mod tests {
             SimTime::from_millis(10),
             SimTime::from_millis(5),
             0.0,
-            Some(Discipline::DropTail(Limit::Packets(1_000_000))),
+            Some(Discipline::DropTail(DropTailQueue {
+                limit: Limit::Packets(1_000_000),
+            })),
             RandomStream::derive(3, 0, StreamPurpose::LinkLoss),
             RandomStream::derive(3, 0, StreamPurpose::LinkJitter),
         );

@@ -1,28 +1,20 @@
-//! Queue disciplines of a link direction, with the same semantics as the simulator's
-//! (crates/mpsim/src/topology): the buffer counts the packet being serialised; an empty buffer
-//! always admits; the default buffer is one bandwidth-delay product of a round trip over the link
-//! (capacity × 2 × delay) in full-size packets, at least 10.
-//!
-//! RED: Floyd & Jacobson, "Random Early Detection Gateways for Congestion Avoidance", IEEE/ACM
-//! ToN 1(4), 1993, §4 (EWMA average, linear profile) and §11 (idle-time decay), in the "gentle"
-//! form (Floyd, 2000) used by draft-khalili-mptcp-performance-issues-06 (spec §5.4): the drop
-//! probability rises linearly from max_p at max_th to 1 at 2·max_th. Each drop is drawn
-//! independently with the profile's probability (spec §5.4 leaves count-based spacing open; the
-//! simulator makes the same choice).
+//! Queue disciplines of a link direction: the simulator's own drop-tail and RED
+//! (crates/mpsim/src/topology: `queue::DropTailQueue`, `red::RedQueue` — Floyd & Jacobson 1993,
+//! gentle form, spec §5.4), so both backends drop the same way. The buffer counts the packet
+//! being serialised; an empty buffer always admits; the default buffer is one bandwidth-delay
+//! product of a round trip over the link (capacity × 2 × delay) in full-size packets, at
+//! least 10 — the rule of the simulator's `topology::discipline`, restated here because that
+//! builder is private to the simulator.
 
 use mpsim::rng::RandomStream;
 use mpsim::scenario::{QueueSpec, HEADER_BYTES, MSS_BYTES};
 use mpsim::time::{BitsPerSec, SimTime};
+use mpsim::topology::link::buffer_limit_from_ms;
+use mpsim::topology::queue::{BufferLimit, DropTailQueue};
+use mpsim::topology::red::RedQueue;
 
 /// A full-size packet on the wire, bytes.
 pub const FULL_PACKET_BYTES: u32 = MSS_BYTES + HEADER_BYTES;
-
-/// Size of a drop-tail buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    Packets(u64),
-    Bytes(u64),
-}
 
 /// Why an arriving packet was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,57 +27,9 @@ pub enum Verdict {
 }
 
 #[derive(Clone, Debug)]
-pub struct Red {
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub weight: f64,
-    pub limit_packets: u64,
-    pub gentle: bool,
-    pub instantaneous: bool,
-    /// EWMA of the queue length, packets.
-    pub avg: f64,
-    idle_since: Option<SimTime>,
-    /// Serialisation time of a full packet: the "small packet" of the idle-time decay.
-    typical_tx: SimTime,
-    rng: RandomStream,
-}
-
-impl Red {
-    /// The configured drop probability at average queue `avg` (packets).
-    pub fn profile(&self, avg: f64) -> f64 {
-        if avg < self.min_th {
-            0.0
-        } else if avg < self.max_th {
-            self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
-        } else if self.gentle && avg < 2.0 * self.max_th {
-            self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th
-        } else {
-            1.0
-        }
-    }
-
-    fn early_drop(&mut self, queued_packets: u64, now: SimTime) -> bool {
-        let q = queued_packets as f64;
-        if self.instantaneous {
-            self.avg = q;
-        } else {
-            if let Some(since) = self.idle_since.take() {
-                // §11: decay as if m packets had been transmitted during the idle period.
-                let m = now.saturating_sub(since).0 / self.typical_tx.0.max(1);
-                self.avg *= (1.0 - self.weight).powf(m as f64);
-            }
-            self.avg = (1.0 - self.weight) * self.avg + self.weight * q;
-        }
-        let p = self.profile(self.avg);
-        p >= 1.0 || self.rng.bernoulli(p)
-    }
-}
-
-#[derive(Clone, Debug)]
 pub enum Discipline {
-    DropTail(Limit),
-    Red(Red),
+    DropTail(DropTailQueue),
+    Red(RedQueue),
 }
 
 impl Discipline {
@@ -97,21 +41,19 @@ impl Discipline {
         delay: SimTime,
         rng: RandomStream,
     ) -> Discipline {
-        match spec {
+        let limit = match spec {
             None => {
                 let bdp_bytes = rate.bytes_in(SimTime(2 * delay.0));
                 let packets = ((bdp_bytes / FULL_PACKET_BYTES as f64).ceil() as u64).max(10);
-                Discipline::DropTail(Limit::Packets(packets))
+                BufferLimit::Packets(packets)
             }
-            Some(QueueSpec::Droptail { packets, bytes, ms }) => {
-                Discipline::DropTail(match (packets, bytes, ms) {
-                    (Some(p), _, _) => Limit::Packets(*p),
-                    (_, Some(b), _) => Limit::Bytes(*b),
-                    (_, _, Some(m)) => Limit::Bytes((rate.0 * m / 1000.0 / 8.0).round() as u64),
-                    // The scenario's validation requires exactly one size.
-                    _ => Limit::Packets(10),
-                })
-            }
+            Some(QueueSpec::Droptail { packets, bytes, ms }) => match (packets, bytes, ms) {
+                (Some(p), _, _) => BufferLimit::Packets(*p),
+                (_, Some(b), _) => BufferLimit::Bytes(*b),
+                (_, _, Some(m)) => buffer_limit_from_ms(rate, *m),
+                // The scenario's validation requires exactly one size.
+                _ => BufferLimit::Packets(10),
+            },
             Some(QueueSpec::Red {
                 min_packets,
                 max_packets,
@@ -120,20 +62,21 @@ impl Discipline {
                 limit_packets,
                 gentle,
                 instantaneous,
-            }) => Discipline::Red(Red {
-                min_th: *min_packets,
-                max_th: *max_packets,
-                max_p: *max_p,
-                weight: *weight,
-                limit_packets: *limit_packets,
-                gentle: *gentle,
-                instantaneous: *instantaneous,
-                avg: 0.0,
-                idle_since: Some(SimTime::ZERO),
-                typical_tx: rate.serialization_time(FULL_PACKET_BYTES),
-                rng,
-            }),
-        }
+            }) => {
+                return Discipline::Red(RedQueue::new(
+                    *min_packets,
+                    *max_packets,
+                    *max_p,
+                    *weight,
+                    *limit_packets,
+                    *gentle,
+                    *instantaneous,
+                    rate.serialization_time(FULL_PACKET_BYTES),
+                    rng,
+                ))
+            }
+        };
+        Discipline::DropTail(DropTailQueue { limit })
     }
 
     /// Decide on a packet of `wire_bytes` arriving at `now` behind `queued_packets` /
@@ -146,13 +89,8 @@ impl Discipline {
         now: SimTime,
     ) -> Verdict {
         match self {
-            Discipline::DropTail(limit) => {
-                let fits = queued_packets == 0
-                    || match *limit {
-                        Limit::Packets(p) => queued_packets < p,
-                        Limit::Bytes(b) => queued_bytes + wire_bytes as u64 <= b,
-                    };
-                if fits {
+            Discipline::DropTail(q) => {
+                if q.admits(queued_packets, queued_bytes, wire_bytes) {
                     Verdict::Admit
                 } else {
                     Verdict::Overflow
@@ -173,15 +111,19 @@ impl Discipline {
     /// The buffer became empty at `now` (starts RED's idle period).
     pub fn on_empty(&mut self, now: SimTime) {
         if let Discipline::Red(red) = self {
-            red.idle_since = Some(now);
+            red.on_empty(now);
         }
     }
 
     /// The buffer size as a human-readable description for the status report.
     pub fn describe(&self) -> String {
         match self {
-            Discipline::DropTail(Limit::Packets(p)) => format!("droptail {p} packets"),
-            Discipline::DropTail(Limit::Bytes(b)) => format!("droptail {b} bytes"),
+            Discipline::DropTail(DropTailQueue {
+                limit: BufferLimit::Packets(p),
+            }) => format!("droptail {p} packets"),
+            Discipline::DropTail(DropTailQueue {
+                limit: BufferLimit::Bytes(b),
+            }) => format!("droptail {b} bytes"),
             Discipline::Red(r) => format!(
                 "red min {} max {} max_p {} limit {} packets{}",
                 r.min_th,
@@ -212,7 +154,12 @@ mod tests {
             SimTime::from_millis(10),
             rng(),
         );
-        assert!(matches!(d, Discipline::DropTail(Limit::Packets(14))));
+        assert!(matches!(
+            d,
+            Discipline::DropTail(DropTailQueue {
+                limit: BufferLimit::Packets(14)
+            })
+        ));
         // 1 Mbit/s × 2 × 1 ms = 250 bytes → the 10-packet floor.
         let d = Discipline::from_spec(
             None,
@@ -220,7 +167,12 @@ mod tests {
             SimTime::from_millis(1),
             rng(),
         );
-        assert!(matches!(d, Discipline::DropTail(Limit::Packets(10))));
+        assert!(matches!(
+            d,
+            Discipline::DropTail(DropTailQueue {
+                limit: BufferLimit::Packets(10)
+            })
+        ));
     }
 
     #[test]
@@ -237,16 +189,25 @@ mod tests {
             SimTime::ZERO,
             rng(),
         );
-        assert!(matches!(d, Discipline::DropTail(Limit::Bytes(80_000))));
+        assert!(matches!(
+            d,
+            Discipline::DropTail(DropTailQueue {
+                limit: BufferLimit::Bytes(80_000)
+            })
+        ));
     }
 
     #[test]
     fn droptail_admits_into_an_empty_buffer_and_up_to_its_limit() {
-        let mut d = Discipline::DropTail(Limit::Packets(3));
+        let mut d = Discipline::DropTail(DropTailQueue {
+            limit: BufferLimit::Packets(3),
+        });
         assert_eq!(d.offer(0, 0, 1500, SimTime::ZERO), Verdict::Admit);
         assert_eq!(d.offer(2, 3000, 1500, SimTime::ZERO), Verdict::Admit);
         assert_eq!(d.offer(3, 4500, 1500, SimTime::ZERO), Verdict::Overflow);
-        let mut b = Discipline::DropTail(Limit::Bytes(3000));
+        let mut b = Discipline::DropTail(DropTailQueue {
+            limit: BufferLimit::Bytes(3000),
+        });
         assert_eq!(b.offer(1, 1500, 1500, SimTime::ZERO), Verdict::Admit);
         assert_eq!(b.offer(2, 3000, 52, SimTime::ZERO), Verdict::Overflow);
         // A packet larger than the whole buffer still enters an empty one.
@@ -283,19 +244,17 @@ mod tests {
 
     #[test]
     fn instantaneous_red_drops_at_the_profile_rate() {
-        let mut d = Discipline::Red(Red {
-            min_th: 10.0,
-            max_th: 20.0,
-            max_p: 0.2,
-            weight: 0.002,
-            limit_packets: 1000,
-            gentle: true,
-            instantaneous: true,
-            avg: 0.0,
-            idle_since: None,
-            typical_tx: SimTime(1000),
-            rng: rng(),
-        });
+        let mut d = Discipline::Red(RedQueue::new(
+            10.0,
+            20.0,
+            0.2,
+            0.002,
+            1000,
+            true,
+            true,
+            SimTime(1000),
+            rng(),
+        ));
         // At 15 packets the profile gives 0.1: the drop fraction over many draws must match
         // within four standard deviations of a binomial(40 000, 0.1).
         let n = 40_000;

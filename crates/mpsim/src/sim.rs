@@ -242,7 +242,7 @@ impl<'s> Simulator<'s> {
                         c.snapshot_warmup();
                     }
                     for l in &mut self.net.links {
-                        l.counters_at_warmup = l.counters;
+                        l.counters_at_warmup = l.counters_at(now);
                     }
                 }
                 Event::TraceSample => self.sample_traces(now),
@@ -334,15 +334,20 @@ impl<'s> Simulator<'s> {
                 subflows,
             });
         }
+        let final_counters: Vec<_> = self
+            .net
+            .links
+            .iter_mut()
+            .map(|l| l.counters_at(end))
+            .collect();
         let links = self
             .scenario
             .links
             .iter()
             .zip(&self.net.pairs)
             .map(|(spec, pair)| {
-                let l = &self.net.links[pair.forward as usize];
-                let c = l.counters;
-                let w = l.counters_at_warmup;
+                let c = final_counters[pair.forward as usize];
+                let w = self.net.links[pair.forward as usize].counters_at_warmup;
                 let offered = c.offered - w.offered;
                 let drops = c.drops() - w.drops();
                 LinkReport {

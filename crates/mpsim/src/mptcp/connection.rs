@@ -146,6 +146,9 @@ impl Connection {
         }
     }
 
+    /// The send buffer: fixed, or grown like Linux's (`tcp_sndbuf_expand`: twice the
+    /// congestion window, never shrinking; an MPTCP connection's is the sum of its subflows',
+    /// spec §3.2), between 64 KiB and the cap.
     fn sndbuf_limit(&self) -> u64 {
         match self.sndbuf_fixed {
             Some(b) => b,
@@ -154,7 +157,7 @@ impl Connection {
                     .subflows
                     .iter()
                     .filter(|s| s.established)
-                    .map(|s| s.cwnd)
+                    .map(|s| s.cwnd.max(s.counters.max_cwnd))
                     .sum();
                 ((2.0 * cwnds) as u64).clamp(MIN_AUTO_SNDBUF, self.sndbuf_cap.max(MIN_AUTO_SNDBUF))
             }

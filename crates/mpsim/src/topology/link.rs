@@ -133,6 +133,21 @@ impl LinkDir {
         }
     }
 
+    /// The counters as of time `t` (the current time): transmission time and queue time already
+    /// booked for packets that will still be in the link after `t` are taken out.
+    pub fn counters_at(&mut self, t: SimTime) -> LinkCounters {
+        self.drain_backlog(t);
+        let mut c = self.counters;
+        c.busy_ns -= self.last_finish.saturating_sub(t).0.min(c.busy_ns);
+        let pending: u128 = self
+            .backlog
+            .iter()
+            .map(|(finish, _)| (*finish - t).0 as u128)
+            .sum();
+        c.queue_area -= pending.min(c.queue_area);
+        c
+    }
+
     /// Packets queued or being serialised at `now`.
     pub fn queue_len(&mut self, now: SimTime) -> usize {
         self.drain_backlog(now);

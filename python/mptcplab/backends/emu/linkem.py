@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from typing import Any
@@ -41,8 +42,6 @@ def config(scenario: Scenario, plan: Plan, rundir: RunDir) -> dict[str, Any]:
 
 class Linkem:
     def __init__(self, scenario: Scenario, plan: Plan, rundir: RunDir) -> None:
-        import json
-
         self.cfg = config(scenario, plan, rundir)
         self.cfg_path = rundir.path / "linkem.json"
         self.cfg_path.write_text(json.dumps(self.cfg))

@@ -15,7 +15,9 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mptcplab.backends.emu.netns import EmulatorError
 from mptcplab.backends.emu.rundir import RunDir
@@ -81,7 +83,7 @@ class Program:
         tail = self.stderr_tail()
         return EmulatorError(f"{self.name} {what}" + (f": {tail}" if tail else ""))
 
-    def wait_ready(self, timeout_s: float) -> dict:
+    def wait_ready(self, timeout_s: float) -> dict[str, Any]:
         assert self.proc.stdout is not None
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -136,14 +138,16 @@ class Program:
                     stream.close()
 
 
-def read_json(path: Path) -> dict:
+def read_json(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise EmulatorError(f"cannot read {path}: {exc}") from None
 
 
-def wait_for_file(path: Path, predicate, timeout_s: float) -> dict:  # type: ignore[no-untyped-def]
+def wait_for_file(
+    path: Path, predicate: Callable[[dict[str, Any]], bool], timeout_s: float
+) -> dict[str, Any]:
     """Poll a JSON file written atomically until ``predicate(data)`` holds."""
     deadline = time.monotonic() + timeout_s
     while True:

@@ -43,24 +43,12 @@ _register_commands()
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        # Standalone mode: click reports usage errors (exit 2) and honours typer.Exit codes;
+        # our own UserError passes through it and is reported here.
+        app()
     except UserError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
-        sys.exit(130)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        sys.exit(1)
-    except Exception as exc:  # click's usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
-        raise
 
 
 if __name__ == "__main__":

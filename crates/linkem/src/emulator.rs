@@ -46,6 +46,9 @@ pub struct Emulator {
     trace: QueueTrace,
     next_sample: SimTime,
     sample_every: SimTime,
+    /// Absolute expiry the timerfd is armed for (None once it fired). Re-arming costs a
+    /// timer reprogramming (a VM exit on virtual machines), so an unchanged deadline is kept.
+    armed_ns: Option<u64>,
 }
 
 /// Source and destination of an IPv4 header, or None for anything else.
@@ -119,6 +122,7 @@ impl Emulator {
             },
             next_sample: SimTime::ZERO,
             sample_every,
+            armed_ns: None,
         })
     }
 
@@ -136,7 +140,10 @@ impl Emulator {
             self.release_due(now);
             for r in std::mem::take(&mut ready) {
                 match r.token {
-                    TOKEN_TIMER => self.timer.drain(),
+                    TOKEN_TIMER => {
+                        self.timer.drain();
+                        self.armed_ns = None;
+                    }
                     TOKEN_SIGNAL => {
                         while let Some(sig) = self.signals.next() {
                             if sig == libc::SIGUSR1 {
@@ -163,7 +170,11 @@ impl Emulator {
             let timeout = if next <= now + spin {
                 0
             } else {
-                self.timer.arm_at(self.epoch_ns + (next - spin).0)?;
+                let at = self.epoch_ns + (next - spin).0;
+                if self.armed_ns != Some(at) {
+                    self.timer.arm_at(at)?;
+                    self.armed_ns = Some(at);
+                }
                 -1
             };
             self.epoll.wait(&mut ready, timeout)?;

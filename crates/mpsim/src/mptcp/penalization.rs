@@ -81,3 +81,153 @@ pub fn should_retransmit_opportunistically(
     let small_cwnd = t.cwnd <= opts.oretx_small_cwnd as f64 * t.mss() as f64;
     opts.oretx_small_cwnd == 0 || small_cwnd || opts.oretx_rtt_factor * sf.rtt.srtt < t.rtt.srtt
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::TcpOptions;
+
+    fn pair() -> Vec<Subflow> {
+        let opts = TcpOptions::default();
+        let mut fast = Subflow::new(0, 0, 1, SimTime::from_millis(20), &opts);
+        let mut slow = Subflow::new(1, 2, 3, SimTime::from_millis(200), &opts);
+        for (sf, rtt) in [(&mut fast, 0.02), (&mut slow, 0.2)] {
+            sf.established = true;
+            sf.rtt.sample(rtt);
+        }
+        vec![fast, slow]
+    }
+
+    fn opts(p: Penalization) -> RbufOptions {
+        RbufOptions {
+            penalization: p,
+            opportunistic: true,
+            oretx_rtt_factor: 4.0,
+            oretx_small_cwnd: 4,
+        }
+    }
+
+    const HEAD_ON_SLOW: HeadOfLine = HeadOfLine {
+        dsn: 0,
+        len: 1448,
+        sent_mask: 0b10,
+        holder: 1,
+    };
+
+    /// NSDI 2012 halves cwnd and a finite ssthresh of the slow subflow even in slow start; the
+    /// CoNEXT 2013 fix leaves ssthresh alone in slow start (spec §3.6).
+    #[test]
+    fn the_variants_differ_on_ssthresh_in_slow_start() {
+        for (variant, expected_ssthresh) in
+            [(Penalization::Nsdi12, 20.0), (Penalization::Conext13, 40.0)]
+        {
+            let mut sfs = pair();
+            sfs[1].cwnd = 30.0 * 1448.0;
+            sfs[1].ssthresh = 40.0 * 1448.0; // after a timeout: slow start below a finite ssthresh
+            let mut last = None;
+            assert!(maybe_penalize(
+                &opts(variant),
+                &mut sfs,
+                0,
+                &HEAD_ON_SLOW,
+                &mut last,
+                SimTime::from_millis(500)
+            ));
+            assert_eq!(sfs[1].cwnd, 15.0 * 1448.0);
+            assert_eq!(sfs[1].ssthresh, expected_ssthresh * 1448.0, "{variant:?}");
+        }
+    }
+
+    /// In congestion avoidance both variants halve cwnd and ssthresh; penalties are spaced by the
+    /// fast subflow's RTT; a slower subflow never penalises a faster one; `off` never does.
+    #[test]
+    fn penalties_follow_the_rules() {
+        let mut sfs = pair();
+        sfs[1].cwnd = 40.0 * 1448.0;
+        sfs[1].ssthresh = 30.0 * 1448.0;
+        let mut last = None;
+        let t0 = SimTime::from_millis(500);
+        assert!(maybe_penalize(
+            &opts(Penalization::Conext13),
+            &mut sfs,
+            0,
+            &HEAD_ON_SLOW,
+            &mut last,
+            t0
+        ));
+        assert_eq!(
+            (sfs[1].cwnd, sfs[1].ssthresh),
+            (20.0 * 1448.0, 15.0 * 1448.0)
+        );
+        assert!(!maybe_penalize(
+            &opts(Penalization::Conext13),
+            &mut sfs,
+            0,
+            &HEAD_ON_SLOW,
+            &mut last,
+            t0 + SimTime::from_millis(10)
+        ));
+        assert!(maybe_penalize(
+            &opts(Penalization::Conext13),
+            &mut sfs,
+            0,
+            &HEAD_ON_SLOW,
+            &mut last,
+            t0 + SimTime::from_millis(30)
+        ));
+        let head_on_fast = HeadOfLine {
+            holder: 0,
+            sent_mask: 0b01,
+            ..HEAD_ON_SLOW
+        };
+        assert!(!maybe_penalize(
+            &opts(Penalization::Conext13),
+            &mut sfs,
+            1,
+            &head_on_fast,
+            &mut None,
+            t0
+        ));
+        assert!(!maybe_penalize(
+            &opts(Penalization::Off),
+            &mut sfs,
+            0,
+            &HEAD_ON_SLOW,
+            &mut None,
+            t0
+        ));
+    }
+
+    /// Opportunistic retransmission: only on a subflow that has not carried the segment, and
+    /// only when the holder is much slower or has a tiny window (unless the factor is 0).
+    #[test]
+    fn opportunistic_retransmission_conditions() {
+        let mut sfs = pair();
+        sfs[1].cwnd = 40.0 * 1448.0;
+        assert!(
+            should_retransmit_opportunistically(&opts(Penalization::Off), &sfs, 0, &HEAD_ON_SLOW),
+            "200 ms > 4 × 20 ms"
+        );
+        let carried = HeadOfLine {
+            sent_mask: 0b11,
+            ..HEAD_ON_SLOW
+        };
+        assert!(!should_retransmit_opportunistically(
+            &opts(Penalization::Off),
+            &sfs,
+            0,
+            &carried
+        ));
+        sfs[0].rtt = crate::tcp::rtt::RttEstimator::new(crate::scenario::RtoPolicy::Linux);
+        sfs[0].rtt.sample(0.1);
+        assert!(
+            !should_retransmit_opportunistically(&opts(Penalization::Off), &sfs, 0, &HEAD_ON_SLOW),
+            "100 ms × 4 > 200 ms, cwnd 40"
+        );
+        sfs[1].cwnd = 3.0 * 1448.0;
+        assert!(
+            should_retransmit_opportunistically(&opts(Penalization::Off), &sfs, 0, &HEAD_ON_SLOW),
+            "holder cwnd ≤ 4"
+        );
+    }
+}

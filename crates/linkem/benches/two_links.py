@@ -1,10 +1,10 @@
-"""linkem benchmark: two saturated 100 Mbit/s links at once (one TCP flow each).
+"""linkem benchmark: saturated 100 Mbit/s links (default two at once, one TCP flow each).
 
 Prints, per link, the rate achieved while busy against the configured rate, the release
 lateness (p50 / p99 / max) of data and ACKs, the utilisation, the goodput against the payload
 rate, and linkem's CPU per 100 Mbit/s forwarded. Needs what `mptcplab emu` needs (root).
 
-    sudo .venv/bin/python crates/linkem/benches/two_links.py [--duration 20] [--rate 100]
+    .venv/bin/python crates/linkem/benches/two_links.py [--duration 20] [--rate 100] [--links 2]
 """
 
 from __future__ import annotations
@@ -24,11 +24,16 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--rate", type=float, default=100.0, help="Mbit/s of each link")
     ap.add_argument("--delay", type=float, default=10.0, help="one-way delay, ms")
+    ap.add_argument("--links", type=int, default=2, help="number of saturated links")
     ap.add_argument("--json", action="store_true", help="print the raw figures as JSON")
     args = ap.parse_args()
-    links = [{"id": f"l{i}", "capacity_mbps": args.rate, "delay_ms": args.delay} for i in range(2)]
+    links = [
+        {"id": f"l{i}", "capacity_mbps": args.rate, "delay_ms": args.delay}
+        for i in range(args.links)
+    ]
     flows = [
-        {"id": f"f{i}", "protocol": "tcp", "cc": "cubic", "paths": [[f"l{i}"]]} for i in range(2)
+        {"id": f"f{i}", "protocol": "tcp", "cc": "cubic", "paths": [[f"l{i}"]]}
+        for i in range(args.links)
     ]
     report = emu.run({"duration_s": args.duration, "warmup_s": 5.0, "links": links, "flows": flows})
     fid = report["fidelity"]
@@ -60,7 +65,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(summary, indent=2))
         return
-    print(f"{summary['machine']}; {args.duration:g} s, 2 × {args.rate:g} Mbit/s, {args.delay:g} ms")
+    print(
+        f"{summary['machine']}; {args.duration:g} s, "
+        f"{args.links} × {args.rate:g} Mbit/s, {args.delay:g} ms"
+    )
     for r in rows:
         lat, ack = r["lateness_us"], r["ack_lateness_us"]
         print(

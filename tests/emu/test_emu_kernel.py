@@ -73,3 +73,17 @@ def test_ten_connections_share_a_bottleneck_fairly() -> None:
     assert len(goodputs) == 10
     assert sum(goodputs) >= 0.9 * 20.0 * PAYLOAD
     assert jain(goodputs) >= 0.9, goodputs
+
+
+def test_flows_from_different_hosts_share_a_multi_hop_bottleneck() -> None:
+    links = [link("a", 100.0, 2.0), link("b", 100.0, 8.0), link("core", 10.0, 5.0)]
+    flows = [tcp_flow("near", ["a", "core"]), tcp_flow("far", ["b", "core"])]
+    report = emu.run(scenario(links, flows))
+    core = next(x for x in report["links"] if x["id"] == "core")
+    assert core["utilization"] >= 0.95
+    total = sum(f["goodput_mbps"] for f in report["flows"])
+    assert 0.9 * 10.0 * PAYLOAD <= total <= 10.0 * PAYLOAD * 1.001
+    assert all(f["goodput_mbps"] > 0.5 for f in report["flows"]), report["flows"]
+    # The access links only carry what the bottleneck lets through.
+    for access in ("a", "b"):
+        assert next(x for x in report["links"] if x["id"] == access)["utilization"] < 0.2

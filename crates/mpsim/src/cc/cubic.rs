@@ -215,16 +215,7 @@ mod tests {
 
     impl Flow {
         fn new(w_segments: f64, rtt_s: f64) -> Flow {
-            let view = SubflowView {
-                cwnd: w_segments * MSS,
-                ssthresh: w_segments * MSS,
-                srtt_s: rtt_s,
-                mss: MSS,
-                in_recovery: false,
-                established: true,
-                flight_bytes: w_segments * MSS,
-                snd_una: 0,
-            };
+            let view = crate::cc::testing::view(w_segments, rtt_s);
             Flow {
                 cc: Cubic::new(params(), 1),
                 view,

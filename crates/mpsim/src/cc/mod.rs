@@ -14,6 +14,8 @@ mod cubic;
 mod lia;
 mod olia;
 mod reno;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use balia::Balia;
 pub use cubic::Cubic;

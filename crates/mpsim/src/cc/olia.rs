@@ -177,30 +177,7 @@ mod tests {
     use crate::cc::Reno;
     use crate::scenario::CountMode;
 
-    const MSS: f64 = 1448.0;
-
-    fn params(count_mode: CountMode, min_ssthresh_segments: f64) -> CcParams {
-        CcParams {
-            mss: MSS,
-            count_mode,
-            recovery_uses_ssthresh: true,
-            min_ssthresh: min_ssthresh_segments * MSS,
-        }
-    }
-
-    /// A participating subflow in congestion avoidance; window in segments.
-    fn view(w_segments: f64, rtt_s: f64) -> SubflowView {
-        SubflowView {
-            cwnd: w_segments * MSS,
-            ssthresh: w_segments * MSS,
-            srtt_s: rtt_s,
-            mss: MSS,
-            in_recovery: false,
-            established: true,
-            flight_bytes: w_segments * MSS,
-            snd_una: 0,
-        }
-    }
+    use crate::cc::testing::{params, view, MSS};
 
     /// An OLIA instance whose paths have seen the given inter-loss distances (segments), built
     /// through the hooks: l_r bytes acknowledged, one loss, then `since_loss` more bytes.

@@ -14,9 +14,7 @@ pub struct Epoll {
 #[derive(Clone, Copy, Debug)]
 pub struct Ready {
     pub token: u64,
-    pub readable: bool,
     pub writable: bool,
-    pub hangup: bool,
 }
 
 impl Epoll {
@@ -45,15 +43,6 @@ impl Epoll {
         self.ctl(libc::EPOLL_CTL_ADD, fd, token, events)
     }
 
-    /// Change whether `fd` is watched for output.
-    pub fn modify(&self, fd: BorrowedFd<'_>, token: u64, write: bool) -> io::Result<()> {
-        let mut events = (libc::EPOLLIN | libc::EPOLLRDHUP) as u32;
-        if write {
-            events |= libc::EPOLLOUT as u32;
-        }
-        self.ctl(libc::EPOLL_CTL_MOD, fd, token, events)
-    }
-
     pub fn remove(&self, fd: BorrowedFd<'_>) -> io::Result<()> {
         self.ctl(libc::EPOLL_CTL_DEL, fd, 0, 0)
     }
@@ -76,9 +65,7 @@ impl Epoll {
             let bits = ev.events;
             out.push(Ready {
                 token: ev.u64,
-                readable: bits & (libc::EPOLLIN as u32) != 0,
                 writable: bits & (libc::EPOLLOUT as u32) != 0,
-                hangup: bits & ((libc::EPOLLHUP | libc::EPOLLERR | libc::EPOLLRDHUP) as u32) != 0,
             });
         }
         Ok(())

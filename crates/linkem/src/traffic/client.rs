@@ -211,7 +211,9 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                     write_flow(f, &data, block, size);
                 }
                 if let State::Done(Some(s)) = &f.state {
-                    let _ = epoll.modify(s.as_fd(), r.token, false);
+                    // Finished or failed: only sampled from now on, never polled (a peer's
+                    // hang-up would otherwise keep it ready forever).
+                    let _ = epoll.remove(s.as_fd());
                 }
             }
         }

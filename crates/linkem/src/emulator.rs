@@ -138,7 +138,7 @@ impl Emulator {
         while !stop {
             let now = self.now();
             self.release_due(now);
-            for r in std::mem::take(&mut ready) {
+            for r in ready.drain(..) {
                 match r.token {
                     TOKEN_TIMER => {
                         self.timer.drain();

@@ -177,8 +177,13 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
             sent = next((f for f in client.get("flows", []) if f["index"] == k), {})
             samples = _flow_samples(client, k)
             series = _subflow_series(group, samples)
+            # Additional subflows start joining once the connection is established.
+            joined_ns = sent.get("connected_ns") or start_ns
             subflows = [
-                _subflow_report(data, p, spec.paths[p], series[p], start_ns) for p in sorted(series)
+                _subflow_report(
+                    data, p, spec.paths[p], series[p], start_ns if p == 0 else joined_ns
+                )
+                for p in sorted(series)
             ]
             last_mptcp = next((f["mptcp"] for _, f in reversed(samples) if f.get("mptcp")), None)
             rwnd_limited_us = max(

@@ -44,13 +44,28 @@ NOTHING = {"namespaces": [], "processes": [], "run_dir": []}
 SCRIPT = "import json, sys; from mptcplab import emu; emu.run(json.loads(sys.argv[1]))"
 
 
-def started_run(before: set[str], timeout_s: float = 30.0) -> str:
-    """The id of the run that appeared since ``before`` once its linkem, server and client
-    are up."""
+def _parent_of(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("PPid:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def started_run(before: set[str], parent: int, timeout_s: float = 30.0) -> str:
+    """The id of the run that ``parent`` started since ``before``, once its linkem, server and
+    client are up (runs of other test sessions on the machine are ignored)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         for r in set(rundir.run_ids()) - before:
-            if len(rundir.recorded_pids(r)) >= 3 and rundir.is_alive(r):
+            pids = rundir.recorded_pids(r)
+            if (
+                len(pids) >= 3
+                and rundir.is_alive(r)
+                and any(_parent_of(pid) == parent for pid, _ in pids)
+            ):
                 return r
         time.sleep(0.05)
     raise AssertionError("the run did not start")
@@ -65,7 +80,7 @@ def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path) -> None:
     before = set(rundir.run_ids())
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, json.dumps(small(60.0))])
     try:
-        run_id = started_run(before)
+        run_id = started_run(before, proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         # The namespaces survive the orchestrator; the lock does not.
@@ -97,7 +112,7 @@ def test_sigterm_tears_the_run_down(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        run_id = started_run(before)
+        run_id = started_run(before, proc.pid)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
@@ -112,7 +127,7 @@ def test_clean_leaves_a_live_run_alone() -> None:
     before = set(rundir.run_ids())
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, json.dumps(small(6.0))])
     try:
-        run_id = started_run(before)
+        run_id = started_run(before, proc.pid)
         emu.clean()
         assert leftovers(run_id)["namespaces"], "clean removed a live run"
         assert proc.wait(timeout=60) == 0

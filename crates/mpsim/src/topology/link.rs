@@ -8,18 +8,12 @@
 //! drop-tail and RED decide on. One pending event per link direction (the pipe's head) suffices,
 //! and no event is spent on the end of each transmission.
 
-use super::queue::{BufferLimit, DropTailQueue};
-use super::red::RedQueue;
+use super::discipline::{QueueDiscipline, Verdict};
 use crate::packet::Packet;
 use crate::rng::RandomStream;
 use crate::scenario::{HEADER_BYTES, MSS_BYTES};
 use crate::time::{BitsPerSec, SimTime};
 use std::collections::VecDeque;
-
-pub enum QueueDiscipline {
-    DropTail(DropTailQueue),
-    Red(RedQueue),
-}
 
 /// Counters of one link direction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -163,32 +157,22 @@ impl LinkDir {
         }
         self.drain_backlog(now);
         let n = self.backlog.len() as u64;
-        let admitted = match &mut self.discipline {
-            QueueDiscipline::DropTail(q) => {
-                if q.admits(n, self.backlog_bytes, pkt.wire_bytes) {
-                    true
-                } else {
-                    self.counters.queue_drops += 1;
-                    false
-                }
+        if n == 0 {
+            self.discipline.on_empty(self.last_finish.min(now));
+        }
+        match self
+            .discipline
+            .offer(n, self.backlog_bytes, pkt.wire_bytes, now)
+        {
+            Verdict::Admit => {}
+            Verdict::Overflow => {
+                self.counters.queue_drops += 1;
+                return Admission::Dropped;
             }
-            QueueDiscipline::Red(red) => {
-                if n == 0 {
-                    red.on_empty(self.last_finish.min(now));
-                }
-                if n >= red.limit_packets {
-                    self.counters.queue_drops += 1;
-                    false
-                } else if red.early_drop(n, now) {
-                    self.counters.red_drops += 1;
-                    false
-                } else {
-                    true
-                }
+            Verdict::Early => {
+                self.counters.red_drops += 1;
+                return Admission::Dropped;
             }
-        };
-        if !admitted {
-            return Admission::Dropped;
         }
         let tx = self.serialization_time(pkt.wire_bytes);
         let finish = self.last_finish.max(now) + tx;
@@ -218,10 +202,4 @@ impl LinkDir {
             Admission::Accepted
         }
     }
-}
-
-/// Turn a queue spec into a discipline. `rate` sizes `ms` buffers; `default_bytes` is used when
-/// the scenario gives no queue.
-pub fn buffer_limit_from_ms(rate: BitsPerSec, ms: f64) -> BufferLimit {
-    BufferLimit::Bytes((rate.0 * ms / 1000.0 / 8.0).round() as u64)
 }

@@ -3,17 +3,17 @@
 //! shared bottleneck because they share its queue.
 
 pub mod delay;
+pub mod discipline;
 pub mod link;
 pub mod queue;
 pub mod red;
 
 use crate::rng::{RandomStream, StreamPurpose};
-use crate::scenario::{LinkSpec, QueueSpec, HEADER_BYTES, MSS_BYTES};
+use crate::scenario::LinkSpec;
 use crate::time::{BitsPerSec, SimTime};
 use delay::DelayLine;
-use link::{buffer_limit_from_ms, LinkDir, QueueDiscipline};
-use queue::{BufferLimit, DropTailQueue};
-use red::RedQueue;
+use discipline::QueueDiscipline;
+use link::LinkDir;
 use std::collections::BTreeMap;
 
 /// One step of a route.
@@ -48,54 +48,6 @@ pub struct Network {
     delay_line_by_ns: BTreeMap<u64, u32>,
 }
 
-const FULL_PACKET: u32 = MSS_BYTES + HEADER_BYTES;
-
-fn discipline(
-    spec: Option<&QueueSpec>,
-    rate: BitsPerSec,
-    delay: SimTime,
-    red_rng: RandomStream,
-) -> QueueDiscipline {
-    match spec {
-        None => {
-            // One bandwidth-delay product of a round trip over this link alone.
-            let bdp_bytes = rate.bytes_in(SimTime(2 * delay.0));
-            let packets = ((bdp_bytes / FULL_PACKET as f64).ceil() as u64).max(10);
-            QueueDiscipline::DropTail(DropTailQueue {
-                limit: BufferLimit::Packets(packets),
-            })
-        }
-        Some(QueueSpec::Droptail { packets, bytes, ms }) => {
-            let limit = match (packets, bytes, ms) {
-                (Some(p), _, _) => BufferLimit::Packets(*p),
-                (_, Some(b), _) => BufferLimit::Bytes(*b),
-                (_, _, Some(m)) => buffer_limit_from_ms(rate, *m),
-                _ => unreachable!("validated: exactly one droptail size"),
-            };
-            QueueDiscipline::DropTail(DropTailQueue { limit })
-        }
-        Some(QueueSpec::Red {
-            min_packets,
-            max_packets,
-            max_p,
-            weight,
-            limit_packets,
-            gentle,
-            instantaneous,
-        }) => QueueDiscipline::Red(RedQueue::new(
-            *min_packets,
-            *max_packets,
-            *max_p,
-            *weight,
-            *limit_packets,
-            *gentle,
-            *instantaneous,
-            rate.serialization_time(FULL_PACKET),
-            red_rng,
-        )),
-    }
-}
-
 impl Network {
     pub fn build(links: &[LinkSpec], seed: u64) -> Network {
         let mut net = Network::default();
@@ -110,7 +62,7 @@ impl Network {
                 delay,
                 spec.loss,
                 SimTime::from_millis_f64(spec.jitter_ms),
-                discipline(
+                QueueDiscipline::from_spec(
                     spec.queue.as_ref(),
                     rate,
                     delay,
@@ -128,7 +80,7 @@ impl Network {
                     delay,
                     0.0,
                     SimTime::ZERO,
-                    discipline(
+                    QueueDiscipline::from_spec(
                         spec.reverse_queue.as_ref(),
                         rate,
                         delay,

@@ -8,16 +8,25 @@ use pyo3::prelude::*;
 
 create_exception!(_mpsim, ScenarioError, PyException, "The scenario is invalid.");
 
+/// Parse and validate a scenario, mapping a Rust `ScenarioError` to the Python one with its
+/// `field` and `detail` attributes.
+fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<mpsim::Scenario> {
+    mpsim::Scenario::from_json(scenario_json).map_err(|e| {
+        let err = ScenarioError::new_err(e.to_string());
+        let value = err.value(py);
+        // Setting attributes on a fresh exception instance cannot fail in practice; if it
+        // did, the message still carries the field.
+        let _ = value.setattr("field", e.field.clone());
+        let _ = value.setattr("detail", e.message.clone());
+        err
+    })
+}
+
 /// Run a scenario given as JSON text; return the report as JSON text. `wall_s`, the only
 /// non-deterministic field, is measured here, outside the simulator core.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    let scenario = mpsim::Scenario::from_json(scenario_json).map_err(|e| {
-        let err = ScenarioError::new_err(e.to_string());
-        let _ = err.value_bound(py).setattr("field", e.field.clone());
-        let _ = err.value_bound(py).setattr("detail", e.message.clone());
-        err
-    })?;
+    let scenario = parse(py, scenario_json)?;
     let (report, wall_s) = py.allow_threads(|| {
         let started = std::time::Instant::now();
         let report = mpsim::sim::run(&scenario);
@@ -32,20 +41,14 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// Validate a scenario given as JSON text without running it.
 #[pyfunction]
 fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
-    mpsim::Scenario::from_json(scenario_json).map_err(|e| {
-        let err = ScenarioError::new_err(e.to_string());
-        let _ = err.value_bound(py).setattr("field", e.field.clone());
-        let _ = err.value_bound(py).setattr("detail", e.message.clone());
-        err
-    })?;
-    Ok(())
+    parse(py, scenario_json).map(|_| ())
 }
 
 #[pymodule]
 fn _mpsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
-    m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", mpsim::report::FORMAT_VERSION)?;
     Ok(())

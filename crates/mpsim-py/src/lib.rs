@@ -6,7 +6,12 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-create_exception!(_mpsim, ScenarioError, PyException, "The scenario is invalid.");
+create_exception!(
+    _mpsim,
+    ScenarioError,
+    PyException,
+    "The scenario is invalid."
+);
 
 /// Parse and validate a scenario, mapping a Rust `ScenarioError` to the Python one with its
 /// `field` and `detail` attributes.

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from mptcplab.commands.sim import _parse_trace, print_report
+from mptcplab.commands.scenario_options import (
+    DurationOption,
+    JsonFlag,
+    OutputOption,
+    ScenarioFile,
+    SeedOption,
+    TraceOption,
+    parse_trace,
+)
+from mptcplab.commands.sim import print_report
 from mptcplab.errors import UserError
 
 
@@ -73,31 +81,17 @@ def print_fidelity(report: dict[str, Any], console: Console) -> None:
 
 
 def emu_command(
-    file: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON instead of tables.")
-    ] = False,
-    seed: Annotated[
-        int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
-    ] = None,
-    duration: Annotated[
-        float | None,
-        typer.Option("--duration", help="Replace the scenario's duration_s (seconds)."),
-    ] = None,
-    trace: Annotated[
-        str | None,
-        typer.Option("--trace", help="Record traces: comma-separated cwnd,rwnd,queue,blocks."),
-    ] = None,
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
-    ] = None,
+    file: ScenarioFile,
+    json_out: JsonFlag = False,
+    seed: SeedOption = None,
+    duration: DurationOption = None,
+    trace: TraceOption = None,
+    output: OutputOption = None,
 ) -> None:
     """Run a scenario on the real Linux kernel in emulated networks (needs root)."""
     from mptcplab import emu
 
-    traces = _parse_trace(trace)
-    # Exit with sys.exit: typer hands a raised Exit back as a return value when the CLI runs
-    # with standalone_mode=False, which would turn these codes into 0.
+    traces = parse_trace(trace)
     try:
         report = emu.run(file, seed=seed, duration_s=duration, trace=traces)
     except emu.EmulatorError as exc:

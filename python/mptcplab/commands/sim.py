@@ -4,32 +4,23 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from mptcplab.commands.scenario_options import (
+    DurationOption,
+    JsonFlag,
+    OutputOption,
+    ScenarioFile,
+    SeedOption,
+    TraceOption,
+    parse_trace,
+)
 from mptcplab.errors import UserError
 from mptcplab.results import FlowReport, Report
-
-TRACE_KINDS = ("cwnd", "rwnd", "queue", "blocks")
-
-
-def _parse_trace(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    names = [t.strip() for t in value.split(",") if t.strip()]
-    for name in names:
-        if name not in TRACE_KINDS:
-            raise UserError(
-                f"unknown trace {name!r}; expected a comma-separated list of "
-                f"{', '.join(TRACE_KINDS)}",
-                field="--trace",
-            )
-    return names
 
 
 def _fmt(value: float, digits: int = 2) -> str:
@@ -156,29 +147,17 @@ def print_report(report: Report, console: Console | None = None) -> None:
 
 
 def sim_command(
-    file: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON instead of tables.")
-    ] = False,
-    seed: Annotated[
-        int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
-    ] = None,
-    duration: Annotated[
-        float | None,
-        typer.Option("--duration", help="Replace the scenario's duration_s (seconds)."),
-    ] = None,
-    trace: Annotated[
-        str | None,
-        typer.Option("--trace", help="Record traces: comma-separated cwnd,rwnd,queue,blocks."),
-    ] = None,
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
-    ] = None,
+    file: ScenarioFile,
+    json_out: JsonFlag = False,
+    seed: SeedOption = None,
+    duration: DurationOption = None,
+    trace: TraceOption = None,
+    output: OutputOption = None,
 ) -> None:
     """Run a scenario on the packet-level simulator."""
     from mptcplab import sim
 
-    traces = _parse_trace(trace)
+    traces = parse_trace(trace)
     if duration is not None and not (math.isfinite(duration) and duration > 0):
         raise UserError(f"expected a duration in seconds > 0, got {duration:g}", field="--duration")
     try:

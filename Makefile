@@ -43,6 +43,8 @@ run: build
 	@echo "report: results/quickstart/report.html"
 
 test: build
+	$(CARGO) fmt --all -- --check
+	$(VENV)/bin/ruff check python tests
 	$(CARGO) test --release --workspace --quiet
 	$(PY) -m pytest -q
 

@@ -140,7 +140,12 @@ impl Connection {
         }
     }
 
+    /// Coupled algorithms read every sibling; the subflow refreshes its own view itself, so
+    /// uncoupled ones need nothing here.
     fn refresh_views(&mut self) {
+        if !matches!(self.cc_kind, CcKind::Lia | CcKind::Olia | CcKind::Balia) {
+            return;
+        }
         for (v, sf) in self.views.iter_mut().zip(&self.subflows) {
             *v = sf.view();
         }

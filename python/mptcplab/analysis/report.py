@@ -2,7 +2,8 @@
 
 Sections: the campaign file, run status, design quality (spec §4.5), for each metric its
 percentiles per variant, CDF and box plot, and the metric against every factor; the worst points
-("critical configurations"), the sensitivity table when the campaign has several designs
+("critical configurations"), sim/emu goodput per point when the campaign crosses backends
+(:mod:`mptcplab.analysis.crossval`), the sensitivity table when the campaign has several designs
 (spec §4.6), failed runs, and the provenance of every runner invocation.
 """
 
@@ -295,6 +296,34 @@ def _provenance_section(store: Store) -> str:
     return _table(pd.DataFrame.from_records(rows))
 
 
+def _backends_section(runs: pd.DataFrame, store: Store) -> str | None:
+    from mptcplab.analysis import crossval
+
+    table = crossval.backend_table(runs, store)
+    if table is None:
+        return None
+    backends = table.attrs["backends"]
+    lead = (
+        f'<p class="lead">Every point ran on {", ".join(backends)} with the same scenario and '
+        f"seed; ratios are to <code>{_esc(backends[0])}</code> (per-point medians of "
+        f"<code>goodput_mbps</code>). Points where an emulator run was limited by the emulator "
+        f"itself (fidelity check) are marked and left out of the summary; a point is off when "
+        f"its ratio lies outside 1 ± {crossval.DISAGREEMENT:.0%}.</p>"
+    )
+    off = crossval.disagreements(table)
+    return "".join(
+        [
+            lead,
+            _table(crossval.summary(table)),
+            _img(crossval.scatter(table), "backends compared"),
+            f"<h3>Points off by more than {crossval.DISAGREEMENT:.0%}</h3>",
+            _table(off),
+            "<h3>Every point</h3>",
+            _table(table),
+        ]
+    )
+
+
 def _document(title: str, sections: Iterable[tuple[str, str, str]], header: str) -> str:
     sections = list(sections)
     nav = "".join(f'<a href="#{sid}">{_esc(name)}</a>' for sid, name, _ in sections)
@@ -343,6 +372,9 @@ def build_report(store_path: str | Path) -> str:
         sections.append(
             ("critical", "Critical configurations", _critical_section(medians, metrics))
         )
+        compared = _backends_section(runs, store)
+        if compared is not None:
+            sections.append(("backends", "Backends compared", compared))
         sensitivity = _sensitivity_section(medians, metrics)
         if sensitivity is not None:
             sections.append(("sensitivity", "Sensitivity to the design", sensitivity))

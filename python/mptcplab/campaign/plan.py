@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from mptcplab.campaign.spec import Campaign, Target, assign
+from mptcplab.campaign.spec import BACKEND_LEVEL, Campaign, Target, assign
 from mptcplab.campaign.store import TaskRow
 from mptcplab.design.factors import POINT_INDEX
 from mptcplab.errors import UserError
@@ -38,6 +39,7 @@ _MPTCP_ONLY_FIELDS = ("scheduler", "penalization", "opportunistic_retransmit", "
 class PlannedRun:
     row: TaskRow
     scenario: dict[str, Any]
+    backend: str  # name in mptcplab.campaign.backends.BACKENDS
 
 
 @dataclass(frozen=True)
@@ -193,16 +195,23 @@ def _seeded(scenario: Mapping[str, Any], seed: int) -> dict[str, Any]:
 
 
 def _iter_tasks(
-    campaign: Campaign, designs: tuple[DesignPoints, ...], backend: str, version: str
+    campaign: Campaign, designs: tuple[DesignPoints, ...], backends: Sequence[tuple[str, str]]
 ) -> Iterator[PlannedRun]:
     spec = campaign.spec
     for design in designs:
-        for point, values, levels in runs_table(campaign, design):
+        for point, values, template_levels in runs_table(campaign, design):
             assignments = {campaign.targets[name]: v for name, v in values.items()}
-            assignments.update(level_assignments(campaign, levels))
+            assignments.update(level_assignments(campaign, template_levels))
             base = build_scenario(campaign, assignments)
             references = reference_scenarios(base, campaign) if spec.reference_runs else []
-            for replication in range(spec.replications):
+            # Cross-validation: every backend runs the same scenario with the same seed, one
+            # after the other for each point, so an interrupted campaign stays comparable.
+            for (backend, version), replication in itertools.product(
+                backends, range(spec.replications)
+            ):
+                levels = dict(template_levels)
+                if campaign.cross_validation:
+                    levels[BACKEND_LEVEL] = backend
                 seed = derive_seed(spec.seed, design.index, point, replication)
                 common = {
                     "design": design.index,
@@ -217,7 +226,7 @@ def _iter_tasks(
                     scenario = _seeded(reference, seed)
                     key = run_key(scenario, backend, version)
                     row = TaskRow(run_key=key, role="reference", path=path, **common)
-                    ref_runs.append(PlannedRun(row, scenario))
+                    ref_runs.append(PlannedRun(row, scenario, backend))
                 scenario = _seeded(base, seed)
                 row = TaskRow(
                     run_key=run_key(scenario, backend, version),
@@ -225,11 +234,24 @@ def _iter_tasks(
                     reference_keys=[r.row.run_key for r in ref_runs] if ref_runs else None,
                     **common,
                 )
-                yield PlannedRun(row, scenario)
+                yield PlannedRun(row, scenario, backend)
                 yield from ref_runs
 
 
-def build_plan(campaign: Campaign, *, backend: str, backend_version: str) -> Plan:
+def build_plan(
+    campaign: Campaign,
+    *,
+    backend: str | None = None,
+    backend_version: str | None = None,
+    versions: Mapping[str, str] | None = None,
+) -> Plan:
+    """The campaign's runs. ``versions`` maps each of the campaign's backends to its version
+    string (it enters the run keys); ``backend`` and ``backend_version`` name a single one."""
+    if versions is None:
+        if backend is None or backend_version is None:
+            raise TypeError("build_plan needs versions, or backend and backend_version")
+        versions = {backend: backend_version}
+    backends = [(name, versions[name]) for name in versions]
     designs = tuple(design_points(campaign, k) for k in range(campaign.spec.design.designs))
-    tasks = tuple(_iter_tasks(campaign, designs, backend, backend_version))
+    tasks = tuple(_iter_tasks(campaign, designs, backends))
     return Plan(designs, tasks)

@@ -68,22 +68,32 @@ def git_revision() -> str | None:
     return f"{rev}+dirty" if dirty else rev
 
 
-def backend_of(campaign: Campaign) -> tuple[Backend, str]:
-    backend = BACKENDS[campaign.spec.backend]
+def backend_of(campaign: Campaign, name: str | None = None) -> tuple[Backend, str]:
+    """A backend of the campaign (``name``, default its first) and its version string."""
+    backend = BACKENDS[name if name is not None else campaign.backend_names[0]]
     try:
         version = backend.version_string()
     except (ImportError, BackendUnavailable) as exc:
+        key = "backends" if campaign.cross_validation else "backend"
         raise UserError(
             f"backend '{backend.name}' is not available here: {exc} (`make build` builds the "
             "backends; `mptcplab doctor` checks the machine)",
-            **campaign.where("backend"),
+            **campaign.where(key),
         ) from None
     return backend, version
 
 
+def backends_of(campaign: Campaign) -> dict[str, tuple[Backend, str]]:
+    """Every backend of the campaign with its version string (all must be available)."""
+    return {name: backend_of(campaign, name) for name in campaign.backend_names}
+
+
 def plan_campaign(campaign: Campaign) -> tuple[Plan, Backend, str]:
-    backend, version = backend_of(campaign)
-    return build_plan(campaign, backend=backend.name, backend_version=version), backend, version
+    """The plan, and the first backend of the campaign with its version."""
+    backends = backends_of(campaign)
+    versions = {name: version for name, (_, version) in backends.items()}
+    first, version = next(iter(backends.values()))
+    return build_plan(campaign, versions=versions), first, version
 
 
 @contextlib.contextmanager
@@ -131,7 +141,10 @@ def run_campaign(
     console: Console | None = None,
 ) -> RunSummary:
     """Execute every run of ``campaign`` that its store does not hold yet."""
-    plan, backend, version = plan_campaign(campaign)
+    backends = backends_of(campaign)
+    plan = build_plan(campaign, versions={name: version for name, (_, version) in backends.items()})
+    names = "+".join(backends)
+    version = " + ".join(version for _, version in backends.values())
     store_path = output if output is not None else campaign.output
     with Store(store_path, create=True) as store:
         store.claim(campaign.name)
@@ -145,11 +158,14 @@ def run_campaign(
         summary = RunSummary(store_path, len(runs), len(done), 0, 0)
         if not todo:
             return summary
-        runner = make_executor(executor, jobs=jobs, address=address, serial=backend.serial)
+        # One serial backend (the emulator) makes the whole campaign serial: a simulator run
+        # beside an emulator run would take the CPU that forwards the emulated packets.
+        serial = any(backend.serial for backend, _ in backends.values())
+        runner = make_executor(executor, jobs=jobs, address=address, serial=serial)
         provenance = store.begin_provenance(
             mptcplab_version=mptcplab.__version__,
             git_revision=git_revision(),
-            backend=backend.name,
+            backend=names,
             backend_version=version,
             host=socket.gethostname(),
             executor=runner.name,
@@ -168,15 +184,15 @@ def run_campaign(
                     total=len(todo),
                     failed=0,
                 )
-                tasks = (Task(r.row.run_key, backend.run, r.scenario) for r in todo)
+                tasks = (Task(r.row.run_key, backends[r.backend][0].run, r.scenario) for r in todo)
                 for outcome in runner.run(tasks):
                     run = runs[outcome.run_key]
                     store.record(
                         run.row,
                         outcome,
                         scenario=run.scenario,
-                        backend=backend.name,
-                        backend_version=version,
+                        backend=run.backend,
+                        backend_version=backends[run.backend][1],
                         provenance_id=provenance,
                     )
                     completed += outcome.ok

@@ -5,7 +5,7 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
     name = "quickstart"            # also the default output folder, results/<name>/
     seed = 2013                    # every run's seed derives from it
     replications = 3
-    backend = "sim"
+    backend = "sim"                # or backends = ["sim", "emu"]: every run on each backend
     metrics = ["aggregation_benefit", "goodput_mbps"]
     reference_runs = false         # true: also run single-path TCP on each path of each point
 
@@ -37,6 +37,10 @@ the list comes from the fixed parameter of that name, or from other factors). Wi
 the factor's own name is the parameter. Qualitative factors are crossed with the space-filling
 design: every combination of levels (a *variant*) sees the same points.
 
+Cross-validation: ``backends = ["sim", "emu"]`` (instead of ``backend``) runs every point,
+variant and replication on each listed backend with the same scenario and seed; the backend
+then acts as one more qualitative factor, ``backend``, in the stored variants and the report.
+
 Validation failures raise :class:`mptcplab.errors.UserError` naming the file, the line, the key
 and the expected form; a misspelt key gets the closest known key as a suggestion.
 """
@@ -57,6 +61,8 @@ from mptcplab.analysis.metrics import REFERENCE_METRICS, all_metric_names
 from mptcplab.design.factors import Factor
 from mptcplab.errors import UserError
 
+#: Name of the qualitative level that `backends = [...]` adds to every run's variant.
+BACKEND_LEVEL = "backend"
 DESIGN_KINDS = ("wsp", "lhs", "sobol", "factorial", "random")
 _PARAM_TARGET = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -98,6 +104,8 @@ class CampaignSpec(_Strict):
     description: str = ""
     seed: int = Field(ge=0)
     backend: str = "sim"
+    # Cross-validation: the same runs on each of these backends (excludes `backend`).
+    backends: list[str] | None = None
     replications: int = Field(default=1, ge=1)
     metrics: list[str] = Field(default_factory=lambda: ["goodput_mbps"], min_length=1)
     reference_runs: bool = False
@@ -144,6 +152,18 @@ class Campaign:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def backend_names(self) -> tuple[str, ...]:
+        """The backends every run goes to: ``backends`` when given, else ``backend``."""
+        if self.spec.backends is not None:
+            return tuple(self.spec.backends)
+        return (self.spec.backend,)
+
+    @property
+    def cross_validation(self) -> bool:
+        """True when ``backends`` is given: the backend is part of each run's variant."""
+        return self.spec.backends is not None
 
     @property
     def output(self) -> Path:
@@ -382,10 +402,38 @@ class _Checker:
     def check_backend(self) -> None:
         from mptcplab.campaign.backends import BACKENDS
 
-        backend = self.spec.backend
-        if backend not in BACKENDS:
+        backends = self.spec.backends
+        if backends is None:
+            backend = self.spec.backend
+            if backend not in BACKENDS:
+                raise self.fail(
+                    f"unknown backend '{backend}'" + _suggest(backend, list(BACKENDS)), "backend"
+                )
+            return
+        if "backend" in self.spec.model_fields_set:
             raise self.fail(
-                f"unknown backend '{backend}'" + _suggest(backend, list(BACKENDS)), "backend"
+                "give either `backend` (one backend) or `backends` (cross-validation), not both",
+                "backends",
+            )
+        if not backends:
+            raise self.fail(
+                'expected at least one backend, e.g. backends = ["sim", "emu"]', "backends"
+            )
+        for i, backend in enumerate(backends):
+            if backend not in BACKENDS:
+                raise self.fail(
+                    f"unknown backend '{backend}'" + _suggest(backend, list(BACKENDS)),
+                    "backends",
+                    i,
+                )
+            if backend in backends[:i]:
+                raise self.fail(f"backend '{backend}' is listed twice", "backends", i)
+        if BACKEND_LEVEL in self.spec.factors:
+            raise self.fail(
+                f"a factor named '{BACKEND_LEVEL}' clashes with `backends`, which adds the "
+                "qualitative factor of that name; rename the factor",
+                "factors",
+                BACKEND_LEVEL,
             )
 
     def check_metrics(self) -> None:

@@ -23,8 +23,8 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
 
 Runs take 16 s each, 14 s measured (about 3 minutes for the file). Rates stay at 10 Mbit/s or
 below per link so the link emulator keeps up; a run it could not keep up with fails the test
-rather than count as evidence. Skipped with the reason when not root, without the emulator or without BPF
-struct_ops congestion control.
+rather than count as evidence. Skipped with the reason when not root, without the emulator or
+without BPF struct_ops congestion control.
 """
 
 from __future__ import annotations

@@ -54,9 +54,9 @@ def backend_table(
     if medians.empty:
         return None
     keys = ["design", "point", *others, *factors]
-    wide = medians.pivot_table(
-        index=keys, columns=BACKEND_LEVEL, values=metric, aggfunc="first", dropna=False
-    )
+    # unstack, not pivot_table: the latter crosses every key level (a point's factor values
+    # with every other point's) into rows that never ran.
+    wide = medians.set_index([*keys, BACKEND_LEVEL])[metric].unstack(BACKEND_LEVEL)
     wide = wide.reindex(columns=backends)
     wide.columns = [f"{metric} {b}" for b in backends]
     base = f"{metric} {backends[0]}"

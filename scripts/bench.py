@@ -52,13 +52,18 @@ def simulator_section() -> str:
         f"Command: `{' '.join(cmd)}` (best of three runs per case; one bottleneck buffer of one\n"
         "BDP, 1500-byte packets, uncongested ACKs). *ns/data pkt* is wall time per data packet\n"
         "delivered; each data packet also costs its ACK.\n\n"
-        f"{table}\n"
+        f"{table}\n\n"
+        "Reference: the C++ simulator htsim delivers about 3.5–4 M packets/s per core on this\n"
+        "machine kind and takes 0.017 s, 0.25 s and 0.28 s for cases B, C and D. The project's\n"
+        "target is half of htsim's wall time for B, C, D and at most twice the per-packet cost\n"
+        "at 4,000 flows (E) than at 40.\n"
     )
 
 
 def linkem_section() -> str:
     cmd = [str(VENV_BIN / "python"), "crates/linkem/benches/two_links.py"]
-    header = "## Link emulator, 2 × 100 Mbit/s\n\n" + f"Command: `{' '.join(cmd)}`\n\n"
+    shown = ".venv/bin/python crates/linkem/benches/two_links.py"
+    header = "## Link emulator, 2 × 100 Mbit/s\n\n" + f"Command: `{shown}`\n\n"
     if os.geteuid() != 0:
         return header + "Skipped: needs root (network namespaces and TUN devices).\n"
     try:
@@ -70,7 +75,14 @@ def linkem_section() -> str:
 
 def campaign_section() -> str:
     store = Path(tempfile.mkdtemp(prefix="mptcplab-bench-")) / "store.sqlite"
-    cmd = [str(VENV_BIN / "mptcplab"), "run", "campaigns/conext13-lowbdp.toml", "-q", "-o", str(store)]
+    cmd = [
+        str(VENV_BIN / "mptcplab"),
+        "run",
+        "campaigns/conext13-lowbdp.toml",
+        "-q",
+        "-o",
+        str(store),
+    ]
     out, wall = run(cmd)
     runs = out.strip().splitlines()[-1] if out.strip() else ""
     shutil.rmtree(store.parent, ignore_errors=True)

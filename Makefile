@@ -44,14 +44,14 @@ run: build
 
 test: build
 	$(CARGO) fmt --all -- --check
-	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/ruff check python tests scripts crates/linkem/benches
 	$(CARGO) test --release --workspace --quiet
 	$(PY) -m pytest -q
 
 lint: build
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
-	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/ruff check python tests scripts crates/linkem/benches
 
 fmt:
 	$(CARGO) fmt --all

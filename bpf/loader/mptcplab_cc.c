@@ -150,8 +150,10 @@ static int unregister_one(int fd, const struct bpf_map_info *info, void *vctx)
 			printf("%s%u", ctx->first ? "" : ", ", info->id);
 		ctx->first = 0;
 		ctx->unregistered++;
-	} else if (errno != ENOENT && errno != EINVAL) {
-		/* ENOENT/EINVAL: not registered any more (freed together with its last socket). */
+	} else if (errno != ENOENT && errno != EINVAL && errno != EINPROGRESS) {
+		/* ENOENT/EINVAL: not registered any more (freed together with its last socket).
+		 * EINPROGRESS: already unregistered; the kernel frees the map when the last socket
+		 * still running the algorithm closes. */
 		fprintf(stderr, "mptcplab-cc: cannot unregister struct_ops map %u: %s\n", info->id,
 			strerror(errno));
 		ctx->failed++;

@@ -337,3 +337,21 @@ def load_coupled(scenario: Scenario) -> dict[str, Any] | None:
     except module.KernelCCError as exc:
         raise UserError(f"cannot load {', '.join(names)}: {exc}") from None
     return {"kernel_release": platform.release(), "congestion_controls": info}
+
+
+def unload_coupled_if_idle() -> None:
+    """After a run that used coupled congestion controls: unregister them unless another
+    emulator run is alive (one registration serves every run), so a finished run leaves no
+    registration behind. Sockets still closing keep theirs until they are freed."""
+    from mptcplab.backends.emu import rundir
+    from mptcplab.backends.emu.netns import EmulatorError
+
+    if any(rundir.is_alive(r) for r in rundir.run_ids()):
+        return
+    module = kernel_cc_module()
+    if module is None:
+        return
+    try:
+        module.unload_all()
+    except module.KernelCCError as exc:
+        raise EmulatorError(f"cannot unregister the coupled congestion controls: {exc}") from None

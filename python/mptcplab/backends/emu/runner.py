@@ -191,6 +191,8 @@ def run_scenario(scenario: Scenario, *, version: str) -> dict[str, Any]:
             raise EmulatorError(f"run {run.rundir.run_id}: {exc}") from None
         finally:
             run.teardown()
+            if coupled is not None:
+                kernel.unload_coupled_if_idle()
 
 
 __all__ = ["EmulatorError", "UserError", "preflight", "run_scenario"]

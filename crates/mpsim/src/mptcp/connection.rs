@@ -199,14 +199,22 @@ impl Connection {
     }
 
     /// Send a copy of already-sent data on subflow `s` (reinjection, opportunistic
-    /// retransmission, redundant copy).
+    /// retransmission). The copy joins the subflow's queue of assigned data rather than going
+    /// straight onto the wire: the subflow may be out of window or in the middle of a go-back-N
+    /// sweep (the linger scheduler picks subflows without either check), and a new segment sent
+    /// then would break the window and the subflow's sequence order.
     fn send_copy(&mut self, s: usize, dsn: u64, len: u32, ctx: &mut Ctx) {
         if let Some(i) = self.chunk_index(dsn) {
             self.chunks[i].sent_mask |= 1 << s;
         }
-        let pkt = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
-        ctx.out.push(pkt);
+        let sf = &mut self.subflows[s];
+        // Ahead of the new data queued there (which has higher DSNs): the copy is what the
+        // receiver is waiting for.
+        let at = sf.assigned.partition_point(|&(d, _)| d < dsn);
+        sf.assigned.insert(at, (dsn, len));
+        sf.assigned_bytes += len as u64;
         self.counters.reinjections += 1;
+        self.drain_subflow(s, ctx);
     }
 
     /// Take the next segment of new data, recording it as a chunk held by `s`.

@@ -301,7 +301,10 @@ impl Subflow {
         now: SimTime,
         queue: &mut crate::event::EventQueue,
     ) -> Packet {
-        debug_assert_eq!(self.snd_nxt, self.high_data);
+        assert_eq!(
+            self.snd_nxt, self.high_data,
+            "new data only after the go-back-N sweep"
+        );
         let seg = SentSegment {
             seq: self.snd_nxt,
             len,

@@ -5,6 +5,16 @@
 //! Paasch, Khalili, Bonaventure, "On the Benefits of Applying Experimental Design to Improve
 //! Multipath TCP", CoNEXT 2013 §5: leave ssthresh alone while the penalised subflow is in slow
 //! start.
+//!
+//! The two variants differ only in the slow subflow's ssthresh:
+//! - `nsdi12`: the 2012 out-of-tree code (`net/mptcp/mptcp_output.c` of that time) sets
+//!   `snd_ssthresh = max(snd_cwnd, 2)` after halving `snd_cwnd`: ssthresh becomes the halved
+//!   window, so a subflow penalised during slow start leaves it at once — the behaviour the
+//!   CoNEXT 2013 study found harmful on high-BDP paths. (An intermediate version halved only a
+//!   finite ssthresh; in a run that starts with an infinite ssthresh it differs from the fix only
+//!   after a timeout, which is why it is not the reference here.)
+//! - `conext13`: halve ssthresh only if the subflow was not in slow start
+//!   (`prior_cwnd >= snd_ssthresh`), otherwise leave it.
 
 use crate::scenario::Penalization;
 use crate::tcp::Subflow;
@@ -54,13 +64,12 @@ pub fn maybe_penalize(
     let mss = t.mss() as f64;
     let in_slow_start = t.cwnd < t.ssthresh;
     t.cwnd = (t.cwnd / 2.0).max(mss);
-    let halve_ssthresh = match opts.penalization {
-        Penalization::Nsdi12 => t.ssthresh.is_finite(),
-        Penalization::Conext13 => !in_slow_start,
-        Penalization::Off => false,
-    };
-    if halve_ssthresh {
-        t.ssthresh = (t.ssthresh / 2.0).max(2.0 * mss);
+    match opts.penalization {
+        Penalization::Nsdi12 => t.ssthresh = t.cwnd.max(2.0 * mss),
+        Penalization::Conext13 if !in_slow_start => {
+            t.ssthresh = (t.ssthresh / 2.0).max(2.0 * mss);
+        }
+        Penalization::Conext13 | Penalization::Off => {}
     }
     *last_penalty = Some(now);
     true
@@ -114,16 +123,19 @@ mod tests {
         holder: 1,
     };
 
-    /// NSDI 2012 halves cwnd and a finite ssthresh of the slow subflow even in slow start; the
-    /// CoNEXT 2013 fix leaves ssthresh alone in slow start (spec §3.6).
+    /// In slow start NSDI 2012 sets ssthresh to the halved window (ending slow start, even from
+    /// an infinite ssthresh); the CoNEXT 2013 fix leaves ssthresh alone (spec §3.6).
     #[test]
     fn the_variants_differ_on_ssthresh_in_slow_start() {
-        for (variant, expected_ssthresh) in
-            [(Penalization::Nsdi12, 20.0), (Penalization::Conext13, 40.0)]
-        {
+        for (variant, ssthresh, expected_ssthresh) in [
+            (Penalization::Nsdi12, f64::INFINITY, 15.0 * 1448.0),
+            (Penalization::Nsdi12, 40.0 * 1448.0, 15.0 * 1448.0),
+            (Penalization::Conext13, f64::INFINITY, f64::INFINITY),
+            (Penalization::Conext13, 40.0 * 1448.0, 40.0 * 1448.0),
+        ] {
             let mut sfs = pair();
             sfs[1].cwnd = 30.0 * 1448.0;
-            sfs[1].ssthresh = 40.0 * 1448.0; // after a timeout: slow start below a finite ssthresh
+            sfs[1].ssthresh = ssthresh;
             let mut last = None;
             assert!(maybe_penalize(
                 &opts(variant),
@@ -134,11 +146,14 @@ mod tests {
                 SimTime::from_millis(500)
             ));
             assert_eq!(sfs[1].cwnd, 15.0 * 1448.0);
-            assert_eq!(sfs[1].ssthresh, expected_ssthresh * 1448.0, "{variant:?}");
+            assert_eq!(
+                sfs[1].ssthresh, expected_ssthresh,
+                "{variant:?} from {ssthresh}"
+            );
         }
     }
 
-    /// In congestion avoidance both variants halve cwnd and ssthresh; penalties are spaced by the
+    /// In congestion avoidance the fix halves cwnd and ssthresh; penalties are spaced by the
     /// fast subflow's RTT; a slower subflow never penalises a faster one; `off` never does.
     #[test]
     fn penalties_follow_the_rules() {

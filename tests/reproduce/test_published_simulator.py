@@ -93,8 +93,8 @@ def test_olia_leaves_single_path_users_more_than_lia(khalili_results) -> None:
 
 def test_receive_buffer_sweep_over_wifi_and_3g() -> None:
     """NSDI 2012 (Raiciu et al.) §5: with a small receive buffer, MPTCP without opportunistic
-    retransmission and penalisation falls below TCP over WiFi; with both it stays close to or
-    above it."""
+    retransmission and penalisation falls below TCP over WiFi; with both (penalisation in its
+    2012 form, the paper's M2) it stays at or above it."""
     rows = []
     for kib in (16, 32, 64, 128, 256, 512, 1024):
         b = kib * 1024
@@ -126,7 +126,9 @@ def test_receive_buffer_sweep_over_wifi_and_3g() -> None:
     )
     for kib, tcp_g, plain_g, both_g in rows:
         assert both_g >= plain_g - 1e-9, f"{kib} KiB: M1+M2 worse than without"
-        assert both_g >= 0.9 * tcp_g, (
+        # "At or above": below 64 KiB WiFi fills the window alone and both give the same
+        # goodput; 1 % allows for that tie.
+        assert both_g >= 0.99 * tcp_g, (
             f"{kib} KiB: MPTCP with M1+M2 {both_g:.3f} vs TCP/WiFi {tcp_g:.3f}"
         )
     assert rows[-1][3] > rows[-1][1], "with a large buffer MPTCP must beat TCP over WiFi"

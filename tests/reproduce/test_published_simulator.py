@@ -31,10 +31,6 @@ PROPAGATION_RTT_MS = 110.0
 # OLIA as draft-khalili-mptcp-congestion-control-05 §3 specifies it (ssthresh floor of 1 MSS
 # with two paths), the algorithm whose measurements the table reports; LIA keeps Linux's 2.
 MIN_SSTHRESH = {"lia": None, "olia": 1}
-# The one comparison outside ±15 %: Scenario C, N1 = 30, OLIA's single-path users get about
-# 0.59 Mbit/s against the draft's 0.72 — our OLIA subflows through the congested AP still
-# probe with more than one segment per RTT on average (timeouts restart them at 1–2).
-KNOWN_GAPS = {("two_ap", 30, "olia", 1)}
 
 
 def _per_class(name: str, n1: int, cc: str) -> tuple[float, float]:
@@ -78,9 +74,6 @@ def khalili_results() -> dict[tuple[str, int, str], tuple[float, float]]:
 def test_per_class_goodput_within_15_percent_of_the_draft(khalili_results, key, cls) -> None:
     got, want = khalili_results[key][cls], DRAFT[key][cls]
     close = abs(got / want - 1) <= 0.15
-    if (*key, cls) in KNOWN_GAPS:
-        assert not close, "this gap has closed: remove it from KNOWN_GAPS"
-        pytest.xfail(f"known gap: {got:.3f} vs draft {want}")
     assert close, f"{key} class {cls}: {got:.3f} vs draft {want}"
 
 

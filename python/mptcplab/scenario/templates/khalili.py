@@ -10,6 +10,11 @@ path so that every path has the same propagation RTT. Single-path users run TCP 
 ``olia``). Users of one type are one flow entry with ``count`` = the number of users, so they
 appear as ``type1#0`` … in reports. Warm-up and duration are our choice (the draft does not give
 its run length): 120 s, of which the first 20 s are not measured.
+
+Receivers delay ACKs (``delayed_ack``, default true): the draft measured Linux hosts, whose
+receivers acknowledge every second segment or after a short timer. It matters most for the
+subflows that congestion control squeezes to one or two segments per round trip, which then wait
+for the timer on every segment; Linux's LIA and OLIA also add one increment per ACK.
 """
 
 from __future__ import annotations
@@ -68,6 +73,14 @@ def _users(
     return flow
 
 
+def _receivers(flows: list[dict[str, Any]], delayed_ack: Any) -> list[dict[str, Any]]:
+    """Every user's receiver delays ACKs or not (RFC 5681 §4.2; Linux does by default)."""
+    on = boolean("delayed_ack", delayed_ack)
+    for flow in flows:
+        flow.setdefault("tcp", {})["delayed_ack"] = on
+    return flows
+
+
 def _min_ssthresh(value: Any) -> int | None:
     """The MPTCP users' ssthresh floor in segments: ``None`` keeps the Linux default (2);
     draft-khalili-mptcp-congestion-control-05 §3 specifies 1 for OLIA with two or more paths."""
@@ -94,6 +107,7 @@ def shared_ap(
     multipath: bool = True,
     tcp_cc: str = "reno",
     red_instantaneous: bool = False,
+    delayed_ack: bool = True,
     duration_s: float = 120.0,
     warmup_s: float = 20.0,
     seed: int = 1,
@@ -112,6 +126,7 @@ def shared_ap(
     One-way delays are ``rtt_ms/4`` on ``server``, ``ap``, ``access1`` and ``farm2``, so all
     three paths (server→access1, server→ap, farm2→ap) have a propagation RTT of ``rtt_ms``
     (default 150). ``red_instantaneous``: RED on the instantaneous queue (default: EWMA).
+    ``delayed_ack``: receivers delay ACKs (default true, as on the draft's Linux hosts).
 
     ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
     draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
@@ -138,7 +153,13 @@ def shared_ap(
     else:
         type1 = _users("type1", n1, "tcp", tcp_cc, [["server", "access1"]])
     type2 = _users("type2", n2, "tcp", tcp_cc, [["farm2", "ap"]])
-    return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [type1, type2]})
+    return build(
+        {
+            **_run(duration_s, warmup_s, seed),
+            "links": links,
+            "flows": _receivers([type1, type2], delayed_ack),
+        }
+    )
 
 
 def multihomed_isp(
@@ -155,6 +176,7 @@ def multihomed_isp(
     cc: str = "lia",
     tcp_cc: str = "reno",
     red_instantaneous: bool = False,
+    delayed_ack: bool = True,
     duration_s: float = 120.0,
     warmup_s: float = 20.0,
     seed: int = 1,
@@ -170,7 +192,8 @@ def multihomed_isp(
     column; otherwise Red users run single-path TCP. The cut-set bound is X + T = 63 Mbit/s.
 
     Delays: ``rtt_ms/2`` one way on X and Y, none on Z and T — the only split that gives all four
-    paths the same propagation RTT ``rtt_ms`` (default 150).
+    paths the same propagation RTT ``rtt_ms`` (default 150). ``red_instantaneous``: RED on the
+    instantaneous queue (default: EWMA). ``delayed_ack``: receivers delay ACKs (default true).
 
     ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
     draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
@@ -195,7 +218,13 @@ def multihomed_isp(
         red = _users("red", n_red, "mptcp", cc, [["T", "Y"], ["T", "X"]], mss_floor)
     else:
         red = _users("red", n_red, "tcp", tcp_cc, [["T", "Y"]])
-    return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [blue, red]})
+    return build(
+        {
+            **_run(duration_s, warmup_s, seed),
+            "links": links,
+            "flows": _receivers([blue, red], delayed_ack),
+        }
+    )
 
 
 def two_ap(
@@ -209,6 +238,7 @@ def two_ap(
     cc: str = "lia",
     tcp_cc: str = "reno",
     red_instantaneous: bool = False,
+    delayed_ack: bool = True,
     duration_s: float = 120.0,
     warmup_s: float = 20.0,
     seed: int = 1,
@@ -222,7 +252,8 @@ def two_ap(
     single-path 0.68 Mbit/s; the optimum without probing cost gives everyone 1.
 
     One-way delay ``rtt_ms/2`` on each AP, so both paths have propagation RTT ``rtt_ms``
-    (default 150).
+    (default 150). ``red_instantaneous``: RED on the instantaneous queue (default: EWMA).
+    ``delayed_ack``: receivers delay ACKs (default true, as on the draft's Linux hosts).
 
     ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
     draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
@@ -237,4 +268,10 @@ def two_ap(
     links = [_red_link("ap1", n1 * c1, half, inst), _red_link("ap2", n2 * c2, half, inst)]
     multi = _users("multipath", n1, "mptcp", choice("cc", cc, CC), [["ap1"], ["ap2"]], mss_floor)
     single = _users("singlepath", n2, "tcp", choice("tcp_cc", tcp_cc, CC), [["ap2"]])
-    return build({**_run(duration_s, warmup_s, seed), "links": links, "flows": [multi, single]})
+    return build(
+        {
+            **_run(duration_s, warmup_s, seed),
+            "links": links,
+            "flows": _receivers([multi, single], delayed_ack),
+        }
+    )

@@ -21,6 +21,8 @@ pub enum Event {
     DelayedAck { conn: u32, subflow: u16 },
     /// A subflow's handshake completes: it may send.
     SubflowStart { conn: u32, subflow: u16 },
+    /// A connection's MPTCP-level retransmission timer (upstream Linux, spec §3.8).
+    MptcpRetransmit { conn: u32 },
     /// End of the warm-up: measurement counters are snapshotted.
     WarmupEnd,
     /// Take one sample of the requested traces.

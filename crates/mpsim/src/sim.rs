@@ -234,7 +234,8 @@ impl<'s> Simulator<'s> {
                 }
                 Event::Rto { conn, .. }
                 | Event::DelayedAck { conn, .. }
-                | Event::SubflowStart { conn, .. } => {
+                | Event::SubflowStart { conn, .. }
+                | Event::MptcpRetransmit { conn } => {
                     self.conn_event(conn, event, now);
                 }
                 Event::WarmupEnd => {

@@ -228,3 +228,30 @@ fn coupled_algorithms_on_one_path_are_reno() {
         );
     }
 }
+
+/// With the upstream scheduler, data handed to a subflow whose path has died stays there until
+/// the MPTCP-level retransmission timer re-sends it on an idle subflow (upstream Linux
+/// `__mptcp_retrans`, spec §3.8). Path `b` loses 99 % of its packets: the connection must still
+/// deliver at least 90 % of the healthy path's payload rate. Without that timer the first burst
+/// queued on `b` blocks the connection for good.
+#[test]
+fn linger_survives_a_dead_path() {
+    let queue = json!({"kind": "droptail", "packets": bdp_packets(10.0, 40.0)});
+    let mut dead = link("b", 10.0, 20.0, queue.clone());
+    dead["loss"] = json!(0.99);
+    let r = run(json!({
+        "duration_s": 30.0, "warmup_s": 3.0,
+        "links": [link("a", 10.0, 20.0, queue), dead],
+        "flows": [{"id": "m", "protocol": "mptcp", "cc": "cubic", "scheduler": "linger",
+                   "penalization": "off", "opportunistic_retransmit": false,
+                   "paths": [["a"], ["b"]], "rcvbuf_bytes": 4_194_304}]
+    }));
+    let f = flow(&r, "m");
+    let payload_rate = payload_mbps(10.0);
+    println!("goodput {:.3} Mbit/s of {payload_rate:.3}", f.goodput_mbps);
+    assert!(
+        f.goodput_mbps >= 0.9 * payload_rate,
+        "goodput {} Mbit/s with one dead path",
+        f.goodput_mbps
+    );
+}

@@ -2,6 +2,13 @@
 //! DATA_ACK, shared send buffer, reinjection queue) and receive buffer, and the push loop that
 //! schedules data onto subflows (spec §3.1–§3.6; the loop follows the out-of-tree
 //! `mptcp_next_segment` structure quoted in spec §3.5).
+//!
+//! Data-level recovery follows the implementation whose scheduler the connection runs: with the
+//! out-of-tree schedulers (minrtt, roundrobin, redundant) a subflow timeout queues its
+//! unacknowledged data for reinjection on the other subflows; with `linger`, the upstream Linux
+//! scheduler, there is no such reinjection but an MPTCP-level retransmission timer
+//! (`mptcp_retransmit_timer` / `__mptcp_retrans` in net/mptcp/protocol.c, spec §3.8) that re-sends
+//! the head of the unacknowledged data on an idle subflow when DATA_ACKs stop advancing.
 
 use super::penalization::{
     maybe_penalize, should_retransmit_opportunistically, HeadOfLine, RbufOptions,
@@ -10,7 +17,7 @@ use super::receive_buffer::ReceiveBuffer;
 use super::scheduler::{self, LINGER_BURST_BYTES};
 use crate::app::Application;
 use crate::cc::{Cc, CcParams, SubflowView};
-use crate::event::{Event, EventQueue};
+use crate::event::{Event, EventQueue, Timer};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{
     BufferMode, CcKind, FlowSpec, Protocol, SchedulerKind, DEFAULT_BUFFER_CAP_BYTES, MSS_BYTES,
@@ -21,6 +28,11 @@ use std::collections::VecDeque;
 
 /// Smallest auto-tuned send buffer.
 const MIN_AUTO_SNDBUF: u64 = 64 * 1024;
+/// Upstream `__mptcp_retrans` re-sends one data fragment per expiry: the head
+/// `mptcp_data_frag`, at most a 32 KiB page fragment.
+const UPSTREAM_RETRANS_BYTES: u64 = 32 * 1024;
+/// TCP_RTO_MIN: the MPTCP-level timeout when no subflow timer is pending (`__mptcp_set_timeout`).
+const UPSTREAM_MIN_TIMEOUT: SimTime = SimTime(200_000_000);
 
 /// What the engine hands a connection when it runs: the clock, the event list and the outbox.
 pub struct Ctx<'a> {
@@ -72,6 +84,8 @@ pub struct Connection {
     sndbuf_cap: u64,
     chunks: VecDeque<Chunk>,
     reinject: VecDeque<(u64, u32, u32)>,
+    /// MPTCP-level retransmission timer (upstream semantics, linger scheduler only).
+    rtx_timer: Timer,
     rwnd_blocked_since: Option<SimTime>,
     pub app: Application,
     // Receiver, connection level.
@@ -130,6 +144,7 @@ impl Connection {
             sndbuf_cap: spec.sndbuf_max_bytes.unwrap_or(DEFAULT_BUFFER_CAP_BYTES),
             chunks: VecDeque::new(),
             reinject: VecDeque::new(),
+            rtx_timer: Timer::default(),
             rwnd_blocked_since: None,
             app: Application::new(&spec.app, start),
             rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
@@ -373,6 +388,7 @@ impl Connection {
             }
             break;
         }
+        self.arm_upstream_rtx(ctx, false);
     }
 
     /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge.
@@ -451,7 +467,8 @@ impl Connection {
 
     fn on_ack(&mut self, pkt: Packet, ctx: &mut Ctx) {
         let s = pkt.subflow as usize;
-        if pkt.dsn > self.data_una {
+        let progress = pkt.dsn > self.data_una;
+        if progress {
             self.data_una = pkt.dsn;
             while let Some(c) = self.chunks.front() {
                 if c.dsn + c.len as u64 <= self.data_una {
@@ -476,7 +493,66 @@ impl Connection {
                 ctx.out.push(p);
             }
         }
+        if progress {
+            // `__mptcp_clean_una`: DATA_ACK progress restarts the MPTCP-level timer.
+            self.arm_upstream_rtx(ctx, true);
+        }
         self.push(ctx);
+    }
+
+    /// The upstream Linux connection-level retransmission (spec §3.8) replaces the out-of-tree
+    /// reinjection on subflow timeouts when the connection runs the upstream scheduler.
+    fn upstream_retransmission(&self) -> bool {
+        self.protocol == Protocol::Mptcp && self.scheduler == SchedulerKind::Linger
+    }
+
+    /// `mptcp_set_timeout`: the longest remaining subflow retransmission timeout, or
+    /// TCP_RTO_MIN when no subflow timer is pending.
+    fn upstream_timeout(&self, now: SimTime) -> SimTime {
+        self.subflows
+            .iter()
+            .filter_map(|sf| sf.rto_timer.deadline())
+            .filter(|&d| d > now)
+            .map(|d| d - now)
+            .max()
+            .unwrap_or(UPSTREAM_MIN_TIMEOUT)
+    }
+
+    /// Start the MPTCP-level timer while data is unacknowledged at the data level (`reset`:
+    /// restart it even if it is running), stop it when everything is acknowledged.
+    fn arm_upstream_rtx(&mut self, ctx: &mut Ctx, reset: bool) {
+        if !self.upstream_retransmission() {
+            return;
+        }
+        if self.data_una >= self.snd_nxt_dsn {
+            self.rtx_timer.cancel();
+        } else if reset || self.rtx_timer.deadline().is_none() {
+            let deadline = ctx.now + self.upstream_timeout(ctx.now);
+            let event = Event::MptcpRetransmit { conn: self.index };
+            self.rtx_timer.set(deadline, ctx.events, event);
+        }
+    }
+
+    /// `__mptcp_retrans`: re-send the head of the data not yet DATA_ACKed on an idle subflow
+    /// (`mptcp_subflow_get_retrans`: established, nothing unacknowledged or queued at TCP
+    /// level). Data handed to a subflow counts as sent at the MPTCP level, so this also
+    /// rescues a burst stuck behind a slow subflow's window.
+    fn upstream_retransmit(&mut self, ctx: &mut Ctx) {
+        let idle = self
+            .subflows
+            .iter()
+            .position(|sf| sf.established && sf.segs.is_empty() && sf.assigned.is_empty());
+        let Some(s) = idle else {
+            return;
+        };
+        let mut bytes = 0u64;
+        let mut k = 0;
+        while k < self.chunks.len() && bytes < UPSTREAM_RETRANS_BYTES {
+            let c = self.chunks[k];
+            self.send_copy(s, c.dsn, c.len, ctx);
+            bytes += c.len as u64;
+            k += 1;
+        }
     }
 
     /// A timer event for subflow `s` fired.
@@ -508,6 +584,10 @@ impl Connection {
                     self.send_ack(s, ctx);
                 }
             }
+            Event::MptcpRetransmit { .. } if self.rtx_timer.fire(ctx.now, ctx.events, event) => {
+                self.upstream_retransmit(ctx);
+                self.arm_upstream_rtx(ctx, true);
+            }
             Event::SubflowStart { subflow, .. } => {
                 let sf = &mut self.subflows[subflow as usize];
                 sf.established = true;
@@ -527,7 +607,8 @@ impl Connection {
     /// After a subflow timeout, its outstanding data is also queued for the other subflows
     /// (out-of-tree reinjection, spec §3.6).
     fn queue_reinjections(&mut self, s: usize) {
-        if self.protocol != Protocol::Mptcp
+        if self.upstream_retransmission()
+            || self.protocol != Protocol::Mptcp
             || self.subflows.iter().filter(|x| x.established).count() < 2
         {
             return;

@@ -560,9 +560,19 @@ impl Subflow {
             return false;
         }
         let i = self.index as usize;
-        views[i] = self.view();
+        // RFC 5681 §3.1 eq. (4): after a timeout ssthresh comes from FlightSize, the data
+        // outstanding, not from the SACK pipe: when the timer fires, most of the window may have
+        // been SACKed, and half of the little that is left would collapse ssthresh (Linux's
+        // cwnd-based ssthresh does not shrink that way either).
+        views[i] = SubflowView {
+            flight_bytes: self.flight() as f64,
+            ..self.view()
+        };
         cc.on_congestion_event(i, views, now, true);
-        if !self.timeout_episode {
+        // Linux `tcp_enter_loss`: ssthresh is recomputed only when the timeout starts a new
+        // episode from the Open state; a timeout during fast recovery keeps the ssthresh that
+        // recovery set.
+        if !self.timeout_episode && !self.in_recovery {
             self.ssthresh = cc.ssthresh_after_loss(i, views, now);
         }
         self.timeout_episode = true;
@@ -677,5 +687,104 @@ impl Subflow {
                 NO_SACK
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcParams;
+    use crate::event::EventQueue;
+    use crate::scenario::CcKind;
+
+    const SEG: u64 = MSS_BYTES as u64;
+
+    struct Sender {
+        sf: Subflow,
+        cc: Cc,
+        views: Vec<SubflowView>,
+        queue: EventQueue,
+    }
+
+    /// A Reno sender with `segments` full segments in flight.
+    fn sender(segments: u64) -> Sender {
+        let opts = TcpOptions::default();
+        let mut sf = Subflow::new(0, 0, 1, SimTime::from_millis(100), &opts);
+        sf.established = true;
+        sf.cwnd = 200.0 * SEG as f64;
+        let mut queue = EventQueue::new();
+        for k in 0..segments {
+            sf.send_new(0, k * SEG, MSS_BYTES, SimTime::ZERO, &mut queue);
+        }
+        let cc = Cc::new(CcKind::Reno, CcParams::from_options(&opts), 1);
+        Sender {
+            sf,
+            cc,
+            views: vec![SubflowView::default()],
+            queue,
+        }
+    }
+
+    impl Sender {
+        /// A duplicate ACK for byte 0 that SACKs segments 1..`upto`.
+        fn dup_ack_sacking(&mut self, upto: u64) {
+            let mut sack = NO_SACK;
+            sack[0] = (SEG as u32, (upto * SEG) as u32);
+            let ack = Packet {
+                kind: PacketKind::Ack,
+                hop: 0,
+                subflow: 0,
+                conn: 0,
+                route: 1,
+                wire_bytes: HEADER_BYTES,
+                len: 0,
+                seq: 0,
+                dsn: 0,
+                window_edge: 0,
+                ts_val: NO_TIMESTAMP,
+                ts_ecr: NO_TIMESTAMP,
+                sack,
+            };
+            let now = SimTime::from_millis(100);
+            let (sf, cc, views, queue) =
+                (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
+            sf.on_ack(0, &ack, now, cc, views, queue);
+        }
+
+        fn timeout(&mut self) {
+            let now = SimTime::from_millis(400);
+            let (sf, cc, views, queue) =
+                (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
+            assert!(sf.on_rto(0, now, cc, views, queue));
+        }
+    }
+
+    /// RFC 5681 §3.1 eq. (4): a timeout in the Open state sets ssthresh to half the data
+    /// outstanding.
+    #[test]
+    fn a_timeout_halves_the_flight_size() {
+        let mut s = sender(10);
+        s.timeout();
+        assert_eq!(s.sf.ssthresh, 5.0 * SEG as f64);
+        assert_eq!(s.sf.cwnd, SEG as f64);
+    }
+
+    /// Linux `tcp_enter_loss`: a timeout during SACK recovery keeps the ssthresh recovery set,
+    /// even though by then nearly everything above the hole has been SACKed.
+    #[test]
+    fn a_timeout_during_recovery_keeps_its_ssthresh() {
+        let mut s = sender(100);
+        let mut k = 2;
+        while !s.sf.in_recovery {
+            s.dup_ack_sacking(k);
+            k += 1;
+        }
+        let ssthresh = s.sf.ssthresh;
+        // FACK enters recovery once more than 3 segments are SACKed: pipe = 100 − 4 segments.
+        assert_eq!(ssthresh, 48.0 * SEG as f64);
+        s.dup_ack_sacking(100);
+        s.timeout();
+        assert_eq!(s.sf.ssthresh, ssthresh);
+        assert_eq!(s.sf.cwnd, SEG as f64);
     }
 }

@@ -219,8 +219,9 @@ pub struct FlowSpec {
     /// Cap of the auto-tuned receive buffer, bytes. Default 4 MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf_max_bytes: Option<u64>,
-    /// Fixed send buffer, bytes. Default: auto-tuned (twice the congestion windows, at least
-    /// 64 KiB, capped by `sndbuf_max_bytes`).
+    /// Fixed send buffer, bytes. Default: auto-tuned like Linux's `tcp_sndbuf_expand`
+    /// (2 · max(cwnd, 10) segments of 2304 charged bytes per subflow, about 3.2 windows of
+    /// payload, never shrinking), capped by `sndbuf_max_bytes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sndbuf_bytes: Option<u64>,
     /// Cap of the auto-tuned send buffer, bytes. Default 4 MiB.

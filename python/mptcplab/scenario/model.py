@@ -329,8 +329,9 @@ class FlowSpec(_Model):
     rcvbuf_max_bytes: U64 | None = None
     """Cap of the auto-tuned receive buffer, bytes. Default 4 MiB."""
     sndbuf_bytes: U64 | None = None
-    """Fixed send buffer, bytes. Default: auto-tuned (twice the congestion windows, at least
-    64 KiB, capped by ``sndbuf_max_bytes``)."""
+    """Fixed send buffer, bytes. Default: auto-tuned like Linux's ``tcp_sndbuf_expand``
+    (2 · max(cwnd, 10) segments of 2304 charged bytes per subflow, about 3.2 windows of payload,
+    never shrinking), capped by ``sndbuf_max_bytes``."""
     sndbuf_max_bytes: U64 | None = None
     """Cap of the auto-tuned send buffer, bytes. Default 4 MiB."""
     count: U32 = 1

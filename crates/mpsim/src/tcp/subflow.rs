@@ -105,6 +105,14 @@ pub struct Subflow {
     /// Data the scheduler assigned to this subflow and not yet sent: (dsn, len).
     pub assigned: VecDeque<(u64, u32)>,
     pub assigned_bytes: u64,
+    /// When the last ACK arrived (Linux `rcv_tstamp`).
+    pub rcv_tstamp: SimTime,
+    /// Upstream MPTCP's stale detection: retransmission periods without ACK progress, and the
+    /// `rcv_tstamp` they were counted against (`mptcp_pm_subflow_chk_stale`).
+    pub stale_count: u8,
+    pub stale_rcv_tstamp: SimTime,
+    /// Marked stale: skipped by the scheduler until an ACK arrives.
+    pub stale: bool,
 
     // --- receiver ---
     pub rcv_nxt: u64,
@@ -163,6 +171,10 @@ impl Subflow {
             peer_ts: NO_TIMESTAMP,
             assigned: VecDeque::new(),
             assigned_bytes: 0,
+            rcv_tstamp: SimTime::ZERO,
+            stale_count: 0,
+            stale_rcv_tstamp: SimTime::ZERO,
+            stale: false,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             ooo_ranges: RangeSet::default(),
@@ -226,6 +238,16 @@ impl Subflow {
             .take_while(|(_, s)| s.seq + threshold <= self.high_sacked)
             .find(|(_, s)| !s.sacked && !s.retransmitted)
             .map(|(i, _)| i)
+    }
+
+    /// Stale in the upstream MPTCP sense and still without a new ACK (`mptcp_subflow_active`).
+    pub fn is_stale(&self) -> bool {
+        self.stale && self.rcv_tstamp == self.stale_rcv_tstamp
+    }
+
+    /// Nothing unacknowledged or queued at TCP level (`tcp_rtx_and_write_queues_empty`).
+    pub fn is_idle(&self) -> bool {
+        self.segs.is_empty() && self.assigned.is_empty()
     }
 
     /// In the RTO "Loss" state: recovering by go-back-N.
@@ -392,6 +414,7 @@ impl Subflow {
         queue: &mut crate::event::EventQueue,
     ) -> AckOutcome {
         let mut out = AckOutcome::default();
+        self.rcv_tstamp = now;
         if pkt.ts_val != NO_TIMESTAMP {
             self.peer_ts = pkt.ts_val;
         }

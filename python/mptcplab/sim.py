@@ -56,7 +56,7 @@ def available() -> bool:
 
 
 def version() -> str:
-    """Version of the mpsim crate the extension was built from."""
+    """Version of the mpsim crate the extension was built from, with its source fingerprint."""
     return str(_native().__version__)
 
 

@@ -54,7 +54,7 @@ fn _mpsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__version__", mpsim::VERSION)?;
     m.add("FORMAT_VERSION", mpsim::report::FORMAT_VERSION)?;
     Ok(())
 }

@@ -30,3 +30,7 @@ pub mod topology;
 
 pub use report::Report;
 pub use scenario::{Scenario, ScenarioError};
+
+/// The crate version plus a fingerprint of the source it was built from (see `build.rs`): two
+/// builds that may give different results never share a version string.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("MPSIM_SOURCE_HASH"));

@@ -377,7 +377,7 @@ impl<'s> Simulator<'s> {
         }
         Report {
             format_version: FORMAT_VERSION,
-            mpsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            mpsim_version: crate::VERSION.to_string(),
             scenario: self.scenario.clone(),
             seed: self.scenario.seed,
             measured_s: measured,

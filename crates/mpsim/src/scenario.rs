@@ -303,6 +303,10 @@ pub struct TcpOptions {
     /// ... or when the head-of-line subflow's cwnd ≤ this many segments; 0 = unconditional.
     #[serde(default = "default_oretx_small_cwnd")]
     pub oretx_small_cwnd: u32,
+    /// CUBIC only: Linux's HyStart slow-start exit (ACK train and delay increase,
+    /// tcp_cubic.c). Default true, as Linux.
+    #[serde(default = "default_true")]
+    pub hystart: bool,
 }
 
 impl Default for TcpOptions {
@@ -319,6 +323,7 @@ impl Default for TcpOptions {
             cwnd_limited_gate: true,
             oretx_rtt_factor: default_oretx_factor(),
             oretx_small_cwnd: default_oretx_small_cwnd(),
+            hystart: true,
         }
     }
 }

@@ -252,6 +252,9 @@ class TcpOptions(_Model):
     oretx_small_cwnd: U32 = 4
     """... or when the head-of-line subflow's cwnd ≤ this many segments; 0 = unconditional.
     Default 4."""
+    hystart: bool = True
+    """CUBIC only: Linux's HyStart slow-start exit (ACK train and delay increase). Default true,
+    as Linux."""
 
     @model_validator(mode="after")
     def _check(self) -> TcpOptions:

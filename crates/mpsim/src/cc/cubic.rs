@@ -26,9 +26,11 @@
 //! - Timeout (§4.8): cwnd goes to 1 MSS (engine), ssthresh via β as above; the first CA epoch
 //!   after it uses K = 0 and W_max = cwnd at the start of the epoch. The same rule applies
 //!   when CA is reached before any congestion event (no W_max known yet).
-//! - Not modelled: exclusion of application-limited time from t (the trait does not report it)
-//!   and HyStart++ (the engine runs Reno slow start).
+//! - Slow start is the engine's (Reno's), ended early by Linux's HyStart ([`super::hystart`])
+//!   unless [`CcParams::hystart`] is off. Not modelled: exclusion of application-limited time
+//!   from t (the trait does not report it).
 
+use super::hystart::{HyStart, SlowStartState};
 use super::{CcParams, CongestionControl, SubflowView};
 use crate::time::SimTime;
 
@@ -107,6 +109,7 @@ impl Epoch {
 pub struct Cubic {
     params: CcParams,
     epochs: Vec<Epoch>,
+    hystart: Vec<HyStart>,
 }
 
 impl Cubic {
@@ -114,12 +117,14 @@ impl Cubic {
         Cubic {
             params,
             epochs: vec![Epoch::default(); subflows],
+            hystart: vec![HyStart::default(); subflows],
         }
     }
 
     fn epoch(&mut self, i: usize) -> &mut Epoch {
         if i >= self.epochs.len() {
             self.epochs.resize(i + 1, Epoch::default());
+            self.hystart.resize(i + 1, HyStart::default());
         }
         &mut self.epochs[i]
     }
@@ -186,6 +191,39 @@ impl CongestionControl for Cubic {
         let e = self.epoch(i);
         e.t_epoch = None;
         e.after_timeout = timeout;
+        if timeout {
+            self.hystart[i].reset();
+        }
+    }
+
+    fn on_rtt_sample(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        rtt_s: f64,
+        now: SimTime,
+    ) -> Option<f64> {
+        if !self.params.hystart {
+            return None;
+        }
+        let v = subflows[i];
+        let mss = self.params.mss;
+        // Linux ignores delay samples during the first second of a congestion-avoidance epoch.
+        let watch = self
+            .epoch(i)
+            .t_epoch
+            .is_none_or(|t| now.saturating_sub(t) >= SimTime::from_millis(1000));
+        let state = SlowStartState {
+            cwnd: v.cwnd,
+            ssthresh: v.ssthresh,
+            mss,
+            srtt_s: v.srtt_s,
+            snd_una: v.snd_una,
+            snd_nxt: v.snd_nxt,
+        };
+        self.hystart[i]
+            .on_rtt_sample(&state, rtt_s, now, watch)
+            .then_some(v.cwnd)
     }
 }
 
@@ -202,6 +240,7 @@ mod tests {
             count_mode: CountMode::PerAck,
             recovery_uses_ssthresh: true,
             min_ssthresh: 2.0 * MSS,
+            hystart: false,
         }
     }
 

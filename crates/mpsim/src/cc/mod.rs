@@ -11,6 +11,7 @@
 
 mod balia;
 mod cubic;
+mod hystart;
 mod lia;
 mod olia;
 mod reno;
@@ -45,6 +46,8 @@ pub struct SubflowView {
     pub flight_bytes: f64,
     /// Cumulative bytes acknowledged on this subflow (its `snd_una` relative to the ISN).
     pub snd_una: u64,
+    /// Next sequence number to send (relative to the ISN).
+    pub snd_nxt: u64,
 }
 
 impl SubflowView {
@@ -64,6 +67,8 @@ pub struct CcParams {
     pub recovery_uses_ssthresh: bool,
     /// Floor of ssthresh after a loss, bytes (spec §2.8 e).
     pub min_ssthresh: f64,
+    /// CUBIC's HyStart slow-start exit (Linux default).
+    pub hystart: bool,
 }
 
 impl CcParams {
@@ -73,6 +78,7 @@ impl CcParams {
             count_mode: o.count_mode,
             recovery_uses_ssthresh: o.recovery_uses_ssthresh,
             min_ssthresh: o.min_ssthresh_segments as f64 * MSS_BYTES as f64,
+            hystart: o.hystart,
         }
     }
 
@@ -125,6 +131,18 @@ pub trait CongestionControl {
 
     /// Every ACK that advances `snd_una`, in any state (OLIA's inter-loss byte counts).
     fn on_ack_any(&mut self, _i: usize, _subflows: &[SubflowView], _bytes_acked: u64) {}
+
+    /// An ACK that advances `snd_una` and carries an RTT sample of `rtt_s` seconds, before the
+    /// window grows. Returns a new ssthresh to end slow start (CUBIC's HyStart).
+    fn on_rtt_sample(
+        &mut self,
+        _i: usize,
+        _subflows: &[SubflowView],
+        _rtt_s: f64,
+        _now: SimTime,
+    ) -> Option<f64> {
+        None
+    }
 }
 
 /// The congestion control of one connection, chosen by name.
@@ -183,5 +201,14 @@ impl CongestionControl for Cc {
     }
     fn on_ack_any(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64) {
         self.inner().on_ack_any(i, subflows, bytes_acked)
+    }
+    fn on_rtt_sample(
+        &mut self,
+        i: usize,
+        subflows: &[SubflowView],
+        rtt_s: f64,
+        now: SimTime,
+    ) -> Option<f64> {
+        self.inner().on_rtt_sample(i, subflows, rtt_s, now)
     }
 }

@@ -11,6 +11,7 @@ pub fn params(count_mode: CountMode, min_ssthresh_segments: f64) -> CcParams {
         count_mode,
         recovery_uses_ssthresh: true,
         min_ssthresh: min_ssthresh_segments * MSS,
+        hystart: false,
     }
 }
 
@@ -25,5 +26,6 @@ pub fn view(w_segments: f64, rtt_s: f64) -> SubflowView {
         established: true,
         flight_bytes: w_segments * MSS,
         snd_una: 0,
+        snd_nxt: 0,
     }
 }

@@ -272,6 +272,7 @@ impl Subflow {
                 self.flight()
             } as f64,
             snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
         }
     }
 
@@ -442,8 +443,13 @@ impl Subflow {
             }
             self.high_sacked = self.high_sacked.max(ack);
             if pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
-                self.rtt.sample((now.0 - pkt.ts_ecr) as f64 * 1e-9);
+                let rtt_s = (now.0 - pkt.ts_ecr) as f64 * 1e-9;
+                self.rtt.sample(rtt_s);
                 self.backoff = 0;
+                views[i] = self.view();
+                if let Some(ssthresh) = cc.on_rtt_sample(i, views, rtt_s, now) {
+                    self.ssthresh = ssthresh;
+                }
             }
             self.timeout_episode = false;
             self.dupacks = 0;

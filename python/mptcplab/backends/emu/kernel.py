@@ -184,6 +184,12 @@ _SWITCHES = (
         "the kernel grows cwnd only while cwnd-limited",
     ),
     _Switch(
+        "tcp.hystart",
+        True,
+        lambda f: f.tcp.hystart,
+        "the kernel's CUBIC runs HyStart (tcp_cubic's hystart module parameter is global)",
+    ),
+    _Switch(
         "tcp.oretx_rtt_factor",
         4.0,
         lambda f: f.tcp.oretx_rtt_factor,

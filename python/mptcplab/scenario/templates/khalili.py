@@ -87,12 +87,23 @@ def _min_ssthresh(value: Any) -> int | None:
     return None if value is None else integer("min_ssthresh_segments", value, minimum=1)
 
 
-def _run(duration_s: Any, warmup_s: Any, seed: Any) -> dict[str, Any]:
-    return {
-        "duration_s": number("duration_s", duration_s),
-        "warmup_s": number("warmup_s", warmup_s),
-        "seed": integer("seed", seed, minimum=0),
-    }
+def _scenario(
+    links: list[dict[str, Any]],
+    flows: list[dict[str, Any]],
+    duration_s: Any,
+    warmup_s: Any,
+    seed: Any,
+    delayed_ack: Any,
+) -> Scenario:
+    return build(
+        {
+            "duration_s": number("duration_s", duration_s),
+            "warmup_s": number("warmup_s", warmup_s),
+            "seed": integer("seed", seed, minimum=0),
+            "links": links,
+            "flows": _receivers(flows, delayed_ack),
+        }
+    )
 
 
 def shared_ap(
@@ -153,13 +164,7 @@ def shared_ap(
     else:
         type1 = _users("type1", n1, "tcp", tcp_cc, [["server", "access1"]])
     type2 = _users("type2", n2, "tcp", tcp_cc, [["farm2", "ap"]])
-    return build(
-        {
-            **_run(duration_s, warmup_s, seed),
-            "links": links,
-            "flows": _receivers([type1, type2], delayed_ack),
-        }
-    )
+    return _scenario(links, [type1, type2], duration_s, warmup_s, seed, delayed_ack)
 
 
 def multihomed_isp(
@@ -218,13 +223,7 @@ def multihomed_isp(
         red = _users("red", n_red, "mptcp", cc, [["T", "Y"], ["T", "X"]], mss_floor)
     else:
         red = _users("red", n_red, "tcp", tcp_cc, [["T", "Y"]])
-    return build(
-        {
-            **_run(duration_s, warmup_s, seed),
-            "links": links,
-            "flows": _receivers([blue, red], delayed_ack),
-        }
-    )
+    return _scenario(links, [blue, red], duration_s, warmup_s, seed, delayed_ack)
 
 
 def two_ap(
@@ -268,10 +267,4 @@ def two_ap(
     links = [_red_link("ap1", n1 * c1, half, inst), _red_link("ap2", n2 * c2, half, inst)]
     multi = _users("multipath", n1, "mptcp", choice("cc", cc, CC), [["ap1"], ["ap2"]], mss_floor)
     single = _users("singlepath", n2, "tcp", choice("tcp_cc", tcp_cc, CC), [["ap2"]])
-    return build(
-        {
-            **_run(duration_s, warmup_s, seed),
-            "links": links,
-            "flows": _receivers([multi, single], delayed_ack),
-        }
-    )
+    return _scenario(links, [multi, single], duration_s, warmup_s, seed, delayed_ack)

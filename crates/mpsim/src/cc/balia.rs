@@ -48,17 +48,6 @@ impl Rates {
     }
 }
 
-/// The window subflow `j` contributes to aggregates seen from subflow `r`. Subflow `r` itself
-/// counts with its real cwnd: it is never in recovery during a CA increase, and at a congestion
-/// event its window has not been changed yet.
-fn window_of(params: &CcParams, r: usize, j: usize, v: &SubflowView) -> f64 {
-    if r == j {
-        v.cwnd
-    } else {
-        params.aggregate_window(v)
-    }
-}
-
 impl Balia {
     pub fn new(params: CcParams, _subflows: usize) -> Balia {
         Balia { params }
@@ -78,7 +67,7 @@ impl Balia {
             .enumerate()
             .filter(|(_, v)| v.participates())
         {
-            let x = window_of(&self.params, r, j, v) / v.srtt_s;
+            let x = self.params.window_seen_from(r, j, v) / v.srtt_s;
             count += 1;
             max = max.max(x);
             sum += x;

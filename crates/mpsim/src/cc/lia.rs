@@ -24,16 +24,6 @@ pub struct Lia {
     params: CcParams,
 }
 
-/// The window subflow `j` contributes to aggregates seen from subflow `i`. Subflow `i` itself
-/// counts with its real cwnd: it is never in recovery during a CA increase.
-fn window_of(params: &CcParams, i: usize, j: usize, v: &SubflowView) -> f64 {
-    if i == j {
-        v.cwnd
-    } else {
-        params.aggregate_window(v)
-    }
-}
-
 impl Lia {
     pub fn new(params: CcParams, _subflows: usize) -> Lia {
         Lia { params }
@@ -53,7 +43,7 @@ impl Lia {
             if !v.participates() {
                 continue;
             }
-            let w = window_of(&self.params, i, j, v);
+            let w = self.params.window_seen_from(i, j, v);
             count += 1;
             total += w;
             best = best.max(w / (v.srtt_s * v.srtt_s));

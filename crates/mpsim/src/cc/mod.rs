@@ -91,6 +91,17 @@ impl CcParams {
         }
     }
 
+    /// The window subflow `j` contributes to aggregates seen from subflow `r`: `r` itself counts
+    /// with its real cwnd (it is never in recovery during a CA increase, and at a congestion
+    /// event its window has not changed yet), the others as [`Self::aggregate_window`].
+    pub fn window_seen_from(&self, r: usize, j: usize, v: &SubflowView) -> f64 {
+        if r == j {
+            v.cwnd
+        } else {
+            self.aggregate_window(v)
+        }
+    }
+
     /// Bytes an ACK counts for in an increase: all it covers, or one segment (spec §2.8 a).
     pub fn counted_bytes(&self, bytes_acked: u64) -> f64 {
         match self.count_mode {

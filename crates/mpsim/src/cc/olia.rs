@@ -40,16 +40,6 @@ pub struct Olia {
     l2: Vec<f64>,
 }
 
-/// The window subflow `j` contributes to aggregates and to max_w_paths seen from subflow `i`.
-/// Subflow `i` itself counts with its real cwnd: it is never in recovery during a CA increase.
-fn window_of(params: &CcParams, i: usize, j: usize, v: &SubflowView) -> f64 {
-    if i == j {
-        v.cwnd
-    } else {
-        params.aggregate_window(v)
-    }
-}
-
 impl Olia {
     pub fn new(params: CcParams, subflows: usize) -> Olia {
         Olia {
@@ -90,7 +80,7 @@ impl Olia {
         {
             n += 1;
             best_quality = best_quality.max(quality(j, v));
-            max_w = max_w.max(window_of(&self.params, r, j, v));
+            max_w = max_w.max(self.params.window_seen_from(r, j, v));
         }
         let mut collected = 0usize;
         let mut max_w_paths = 0usize;
@@ -100,7 +90,7 @@ impl Olia {
             .enumerate()
             .filter(|(_, v)| v.participates())
         {
-            let is_max_w = window_of(&self.params, r, j, v) == max_w;
+            let is_max_w = self.params.window_seen_from(r, j, v) == max_w;
             let is_collected = quality(j, v) == best_quality && !is_max_w;
             max_w_paths += usize::from(is_max_w);
             collected += usize::from(is_collected);
@@ -140,7 +130,7 @@ impl CongestionControl for Olia {
             .iter()
             .enumerate()
             .filter(|(_, v)| v.participates())
-            .map(|(j, w)| window_of(&self.params, i, j, w) / w.srtt_s)
+            .map(|(j, w)| self.params.window_seen_from(i, j, w) / w.srtt_s)
             .sum();
         let kelly_voice = v.cwnd / (v.srtt_s * v.srtt_s) / (rate_sum * rate_sum);
         let opportunistic = self.alpha(i, subflows) / v.cwnd;

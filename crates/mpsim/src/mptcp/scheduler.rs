@@ -82,6 +82,12 @@ pub fn pick(
     rr_last: usize,
     exclude_mask: u32,
 ) -> Option<usize> {
+    if let [only] = subflows {
+        // One subflow (plain TCP): every scheduler but linger asks only whether it is available.
+        if kind != SchedulerKind::Linger {
+            return (exclude_mask & 1 == 0 && available(only)).then_some(0);
+        }
+    }
     match kind {
         SchedulerKind::Minrtt | SchedulerKind::Redundant => min_rtt(subflows, exclude_mask),
         SchedulerKind::Roundrobin => round_robin(subflows, rr_last, exclude_mask),

@@ -442,18 +442,21 @@ impl Subflow {
                 }
             }
             self.high_sacked = self.high_sacked.max(ack);
-            if pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
+            let rtt_sample = (pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr).then(|| {
                 let rtt_s = (now.0 - pkt.ts_ecr) as f64 * 1e-9;
                 self.rtt.sample(rtt_s);
                 self.backoff = 0;
-                views[i] = self.view();
-                if let Some(ssthresh) = cc.on_rtt_sample(i, views, rtt_s, now) {
-                    self.ssthresh = ssthresh;
-                }
-            }
+                rtt_s
+            });
             self.timeout_episode = false;
             self.dupacks = 0;
             views[i] = self.view();
+            if let Some(rtt_s) = rtt_sample {
+                if let Some(ssthresh) = cc.on_rtt_sample(i, views, rtt_s, now) {
+                    self.ssthresh = ssthresh;
+                    views[i].ssthresh = ssthresh;
+                }
+            }
             cc.on_ack_any(i, views, acked);
             if self.in_recovery && self.sack {
                 if ack >= self.recover {

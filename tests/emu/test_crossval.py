@@ -143,9 +143,11 @@ def test_a_small_crossval_campaign_runs_on_both_backends(tmp_path: Path) -> None
             capacity = row["capacity0_mbps"] + row["capacity1_mbps"]
             for backend in ("sim", "emu"):
                 goodput = row[f"goodput_mbps {backend}"]
-                # Oracle: no more than both bottlenecks carry in payload; a saturating sender
-                # gets at least half of the faster path's payload rate in 4 s.
-                assert goodput <= capacity * PAYLOAD * 1.02, (backend, row)
+                # Oracle: bytes delivered in order during the 4 measured seconds crossed a
+                # bottleneck at some time in the 5-s run (data held out of order at the end of
+                # the warm-up is delivered afterwards), so goodput ≤ C·payload·5/4; and a
+                # saturating sender gets at least half of the faster path's payload rate.
+                assert goodput <= capacity * PAYLOAD * 5.0 / 4.0, (backend, row)
                 larger = max(row["capacity0_mbps"], row["capacity1_mbps"])
                 assert goodput >= 0.5 * larger * PAYLOAD, (backend, row)
             ratio = row["emu/sim"]

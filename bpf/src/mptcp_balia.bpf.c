@@ -12,17 +12,7 @@
 #define CC_CFG_MAP balia_cfg
 #include "mptcp_cc_shared.bpf.h"
 
-SEC("struct_ops/balia_init")
-void BPF_PROG(balia_init, struct sock *sk)
-{
-	cc_init_common(sk);
-}
-
-SEC("struct_ops/balia_release")
-void BPF_PROG(balia_release, struct sock *sk)
-{
-	cc_release_common(sk);
-}
+CC_COMMON_CALLBACKS(balia)
 
 SEC("struct_ops/balia_cong_avoid")
 void BPF_PROG(balia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
@@ -75,29 +65,8 @@ __u32 BPF_PROG(balia_ssthresh, struct sock *sk)
 SEC("struct_ops/balia_set_state")
 void BPF_PROG(balia_set_state, struct sock *sk, __u8 new_state)
 {
-	struct cc_priv *ca = cc_priv(sk);
-	struct cc_snapshot snap;
-	struct cc_config cfg;
-
-	if (!cc_tcp_sk(sk)->is_mptcp)
-		return;
-	cc_load_config(&cfg);
-	cc_refresh(sk, ca, new_state, &cfg, &snap);
+	if (cc_tcp_sk(sk)->is_mptcp)
+		cc_set_state_common(sk, new_state);
 }
 
-SEC("struct_ops/balia_undo_cwnd")
-__u32 BPF_PROG(balia_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
-}
-
-SEC(".struct_ops")
-struct tcp_congestion_ops mptcp_balia = {
-	.init = (void *)balia_init,
-	.release = (void *)balia_release,
-	.cong_avoid = (void *)balia_cong_avoid,
-	.ssthresh = (void *)balia_ssthresh,
-	.set_state = (void *)balia_set_state,
-	.undo_cwnd = (void *)balia_undo_cwnd,
-	.name = "mptcp_balia",
-};
+CC_OPS(balia);

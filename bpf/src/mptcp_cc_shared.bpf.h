@@ -327,4 +327,47 @@ static __always_inline void cc_count_and_increase(struct tcp_sock *tp, struct cc
 	tp->snd_cwnd = tp->snd_cwnd + (delta < room ? delta : room);
 }
 
+/* A state change: refresh this subflow's published path (used by every algorithm's set_state;
+ * OLIA first shifts its loss marks). */
+static __always_inline void cc_set_state_common(struct sock *sk, __u8 new_state)
+{
+	struct cc_snapshot snap;
+	struct cc_config cfg;
+
+	cc_load_config(&cfg);
+	cc_refresh(sk, cc_priv(sk), new_state, &cfg, &snap);
+}
+
+/* The callbacks every algorithm `p` shares — per-socket state set up and released, Reno's
+ * undo — and its tcp_congestion_ops table, which names p_cong_avoid, p_ssthresh and
+ * p_set_state, written by the algorithm itself. */
+#define CC_COMMON_CALLBACKS(p)                                                                    \
+	SEC("struct_ops/" #p "_init")                                                            \
+	void BPF_PROG(p##_init, struct sock *sk)                                                  \
+	{                                                                                         \
+		cc_init_common(sk);                                                               \
+	}                                                                                         \
+	SEC("struct_ops/" #p "_release")                                                         \
+	void BPF_PROG(p##_release, struct sock *sk)                                               \
+	{                                                                                         \
+		cc_release_common(sk);                                                            \
+	}                                                                                         \
+	SEC("struct_ops/" #p "_undo_cwnd")                                                       \
+	__u32 BPF_PROG(p##_undo_cwnd, struct sock *sk)                                            \
+	{                                                                                         \
+		return tcp_reno_undo_cwnd(sk);                                                    \
+	}
+
+#define CC_OPS(p)                                                                                 \
+	SEC(".struct_ops")                                                                        \
+	struct tcp_congestion_ops mptcp_##p = {                                                   \
+		.init = (void *)p##_init,                                                         \
+		.release = (void *)p##_release,                                                   \
+		.cong_avoid = (void *)p##_cong_avoid,                                             \
+		.ssthresh = (void *)p##_ssthresh,                                                 \
+		.set_state = (void *)p##_set_state,                                               \
+		.undo_cwnd = (void *)p##_undo_cwnd,                                               \
+		.name = "mptcp_" #p,                                                              \
+	}
+
 #endif /* MPTCP_CC_SHARED_BPF_H */

@@ -11,17 +11,7 @@
 #define CC_CFG_MAP lia_cfg
 #include "mptcp_cc_shared.bpf.h"
 
-SEC("struct_ops/lia_init")
-void BPF_PROG(lia_init, struct sock *sk)
-{
-	cc_init_common(sk);
-}
-
-SEC("struct_ops/lia_release")
-void BPF_PROG(lia_release, struct sock *sk)
-{
-	cc_release_common(sk);
-}
+CC_COMMON_CALLBACKS(lia)
 
 SEC("struct_ops/lia_cong_avoid")
 void BPF_PROG(lia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
@@ -58,29 +48,8 @@ __u32 BPF_PROG(lia_ssthresh, struct sock *sk)
 SEC("struct_ops/lia_set_state")
 void BPF_PROG(lia_set_state, struct sock *sk, __u8 new_state)
 {
-	struct cc_priv *ca = cc_priv(sk);
-	struct cc_snapshot snap;
-	struct cc_config cfg;
-
-	if (!cc_tcp_sk(sk)->is_mptcp)
-		return;
-	cc_load_config(&cfg);
-	cc_refresh(sk, ca, new_state, &cfg, &snap);
+	if (cc_tcp_sk(sk)->is_mptcp)
+		cc_set_state_common(sk, new_state);
 }
 
-SEC("struct_ops/lia_undo_cwnd")
-__u32 BPF_PROG(lia_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
-}
-
-SEC(".struct_ops")
-struct tcp_congestion_ops mptcp_lia = {
-	.init = (void *)lia_init,
-	.release = (void *)lia_release,
-	.cong_avoid = (void *)lia_cong_avoid,
-	.ssthresh = (void *)lia_ssthresh,
-	.set_state = (void *)lia_set_state,
-	.undo_cwnd = (void *)lia_undo_cwnd,
-	.name = "mptcp_lia",
-};
+CC_OPS(lia);

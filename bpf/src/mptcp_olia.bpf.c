@@ -13,21 +13,11 @@
 #define CC_CFG_MAP olia_cfg
 #include "mptcp_cc_shared.bpf.h"
 
+CC_COMMON_CALLBACKS(olia)
+
 #define OLIA_ONE_Q48 (1LL << CC_Q48)
 /* Bounds inc * acked below 2^63 in per-segment counting (inc <= 2^48). */
 #define OLIA_MAX_ACKED_PER_STEP 4096
-
-SEC("struct_ops/olia_init")
-void BPF_PROG(olia_init, struct sock *sk)
-{
-	cc_init_common(sk);
-}
-
-SEC("struct_ops/olia_release")
-void BPF_PROG(olia_release, struct sock *sk)
-{
-	cc_release_common(sk);
-}
 
 SEC("struct_ops/olia_cong_avoid")
 void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
@@ -95,8 +85,6 @@ SEC("struct_ops/olia_set_state")
 void BPF_PROG(olia_set_state, struct sock *sk, __u8 new_state)
 {
 	struct cc_priv *ca = cc_priv(sk);
-	struct cc_snapshot snap;
-	struct cc_config cfg;
 
 	if (!cc_tcp_sk(sk)->is_mptcp)
 		return;
@@ -106,23 +94,7 @@ void BPF_PROG(olia_set_state, struct sock *sk, __u8 new_state)
 		ca->loss1 = ca->loss2;
 		ca->loss2 = ca->loss3;
 	}
-	cc_load_config(&cfg);
-	cc_refresh(sk, ca, new_state, &cfg, &snap);
+	cc_set_state_common(sk, new_state);
 }
 
-SEC("struct_ops/olia_undo_cwnd")
-__u32 BPF_PROG(olia_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
-}
-
-SEC(".struct_ops")
-struct tcp_congestion_ops mptcp_olia = {
-	.init = (void *)olia_init,
-	.release = (void *)olia_release,
-	.cong_avoid = (void *)olia_cong_avoid,
-	.ssthresh = (void *)olia_ssthresh,
-	.set_state = (void *)olia_set_state,
-	.undo_cwnd = (void *)olia_undo_cwnd,
-	.name = "mptcp_olia",
-};
+CC_OPS(olia);

@@ -256,4 +256,4 @@ def test_a_coupled_run_leaves_no_registration_or_map(
         # about 60 s after the run (measured: 60.0-60.2 s, no process holds them). Setting
         # tcp_fin_timeout = 1, net.mptcp.close_timeout = 1 or tcp_max_tw_buckets = 0 in the
         # run's namespaces did not shorten it.
-        pytest.xfail(f"{len(left)} BPF objects still held by closing sockets: {left[:3]}")
+        pytest.xfail(f"{len(left)} BPF objects still held 10 s after the run: {left[:3]}")

@@ -658,9 +658,8 @@ impl Connection {
         });
         if alternative {
             self.subflows[k].stale = true;
-            for c in &mut self.chunks {
+            for c in &self.chunks {
                 self.reinject.push_back((c.dsn, c.len, 1 << k));
-                c.reinjection_queued = true;
             }
         }
     }

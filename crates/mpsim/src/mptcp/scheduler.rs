@@ -51,9 +51,9 @@ pub fn round_robin(subflows: &[Subflow], last: usize, exclude_mask: u32) -> Opti
         .find(|&i| exclude_mask & (1 << i) == 0 && available(&subflows[i]))
 }
 
-/// Upstream linger-time choice: among established, non-stale subflows with free send space, the one with
-/// the smallest `queued / pacing_rate`. Linux pacing rate: 2·cwnd/srtt in slow start, 1.2·cwnd/srtt
-/// in congestion avoidance (bytes/s).
+/// Upstream linger-time choice: among established, non-stale subflows with free send space, the
+/// one with the smallest `queued / pacing_rate`. Linux pacing rate: 2·cwnd/srtt in slow start,
+/// 1.2·cwnd/srtt in congestion avoidance (bytes/s).
 pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
     subflows
         .iter()

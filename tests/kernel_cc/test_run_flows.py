@@ -8,9 +8,10 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
   sets the goodput (a buffer of a quarter of the bandwidth-delay product keeps Reno below
   capacity after every halving).
 - Shared bottleneck (goal 2, "do no harm"): one MPTCP connection with two subflows through the
-  link of one TCP Reno flow takes 0.7–1.4× the TCP flow's goodput; uncoupled Reno subflows take
-  about 2× (two Reno flows against one) — more than 1.3× is asserted, a margin that noise in a
-  20 s run does not cross while the 2× expectation stays well above it.
+  link of one TCP Reno flow, all three limited by the link's 2 % random loss, takes 0.7–1.4× the
+  TCP flow's goodput; uncoupled Reno subflows take about 2× (two Reno flows against one) — more
+  than 1.3× is asserted, a margin that noise in a 14 s measurement does not cross while the 2×
+  expectation stays well above it.
 - Two disjoint paths with 1 % and 0.1 % random loss (goal 3, balance congestion): the share of
   the cleaner path is clearly above the uncoupled share (uncoupled Reno splits as 1/√p, about
   0.76 here; LIA's equilibrium windows go as 1/p, about 0.91; OLIA and BALIA at least as far).
@@ -141,11 +142,19 @@ def test_lia_on_one_tcp_path_behaves_like_reno(kernel: None) -> None:
 
 
 def shared_bottleneck(cc: str) -> dict[str, Any]:
+    # The goal's analysis (RFC 6356 §3; Khalili et al. §4 for OLIA) assumes every flow through
+    # the link sees the same per-packet loss probability. A drop-tail queue alone does not give
+    # that: its losses come in bursts that hit all flows at once, and from the initial split
+    # OLIA needs tens of seconds to even out its subflows (simulator, 40 ms queue and no random
+    # loss: 0.38× TCP over seconds 2-16, 0.95× over 2-120). A 2 % random loss keeps all three
+    # flows loss-limited (Reno's 1.22·MSS/(RTT·√p) ≈ 2 Mbit/s at 40-60 ms RTT) well below
+    # the 10 Mbit/s link, which is the regime the goal speaks of; over 20 seeds the simulator
+    # puts LIA, OLIA and BALIA at 0.80-1.36× and uncoupled Reno at 1.68-2.25×.
     return {
         "duration_s": DURATION_S,
         "warmup_s": WARMUP_S,
         "seed": 3,
-        "links": [_link("shared", 10.0, 20.0, 40.0)],
+        "links": [_link("shared", 10.0, 20.0, 20.0, 0.02)],
         "flows": [
             _mptcp(cc, [["shared"], ["shared"]]),
             {"id": "tcp", "protocol": "tcp", "cc": "reno", "paths": [["shared"]]},

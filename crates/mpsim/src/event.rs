@@ -3,6 +3,12 @@
 //!
 //! Entities keep at most one pending event each (a link's transmitter, a pipe's head, a timer),
 //! as htsim does, so the heap stays small however many packets are in flight.
+//!
+//! Two heaps share the sequence counter: one for packet arrivals (one entry per link direction
+//! and delay line, a handful) and one for timers (one per subflow and connection, thousands
+//! with thousands of flows). Nearly every event is an arrival, and it now costs a pop from the
+//! small heap; the timer heap is touched only when a timer is armed earlier or fires. The
+//! order is the single heap's (time, sequence) order, so results do not depend on the split.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
@@ -59,7 +65,8 @@ impl Ord for Entry {
 
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    arrivals: BinaryHeap<Entry>,
+    timers: BinaryHeap<Entry>,
     next_seq: u64,
     processed: u64,
 }
@@ -72,14 +79,31 @@ impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        let entry = Entry { time, seq, event };
+        match event {
+            Event::LinkArrival(_) | Event::DelayArrival(_) => self.arrivals.push(entry),
+            _ => self.timers.push(entry),
+        }
     }
 
     /// The next event if it is due no later than `until`.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        match self.heap.peek() {
+        // `Entry`'s order is reversed (the earliest is the greatest).
+        let heap = match (self.arrivals.peek(), self.timers.peek()) {
+            (Some(a), Some(t)) => {
+                if a > t {
+                    &mut self.arrivals
+                } else {
+                    &mut self.timers
+                }
+            }
+            (Some(_), None) => &mut self.arrivals,
+            (None, Some(_)) => &mut self.timers,
+            (None, None) => return None,
+        };
+        match heap.peek_mut() {
             Some(e) if e.time <= until => {
-                let e = self.heap.pop().expect("peeked entry");
+                let e = std::collections::binary_heap::PeekMut::pop(e);
                 self.processed += 1;
                 Some((e.time, e.event))
             }
@@ -92,7 +116,7 @@ impl EventQueue {
     }
 
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.arrivals.len() + self.timers.len()
     }
 }
 
@@ -146,5 +170,43 @@ impl Timer {
                 true
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arrivals and timers live in different heaps but come out in one (time, scheduling order)
+    /// sequence, ties included, as from a single heap.
+    #[test]
+    fn arrivals_and_timers_pop_in_time_then_scheduling_order() {
+        let rto = |conn| Event::Rto { conn, subflow: 0 };
+        let mut q = EventQueue::new();
+        let t = SimTime;
+        q.schedule(t(30), Event::LinkArrival(0));
+        q.schedule(t(10), rto(1));
+        q.schedule(t(20), Event::DelayArrival(0));
+        q.schedule(t(20), rto(2));
+        q.schedule(t(20), Event::LinkArrival(1));
+        q.schedule(t(10), Event::DelayArrival(1));
+        q.schedule(t(40), rto(3));
+        let mut got = Vec::new();
+        while let Some(e) = q.pop_until(t(35)) {
+            got.push(e);
+        }
+        assert_eq!(
+            got,
+            vec![
+                (t(10), rto(1)),
+                (t(10), Event::DelayArrival(1)),
+                (t(20), Event::DelayArrival(0)),
+                (t(20), rto(2)),
+                (t(20), Event::LinkArrival(1)),
+                (t(30), Event::LinkArrival(0)),
+            ]
+        );
+        assert_eq!(q.pending(), 1, "the event after `until` stays");
+        assert_eq!(q.processed(), 6);
     }
 }

@@ -14,6 +14,7 @@ use crate::scenario::{Protocol, Scenario, TraceKind};
 use crate::time::SimTime;
 use crate::topology::link::Admission;
 use crate::topology::{Hop, Network};
+use std::collections::VecDeque;
 
 /// Copies of a flow with `count > 1` start at random offsets within this window, so that
 /// identical users do not move in lock-step.
@@ -204,33 +205,30 @@ impl<'s> Simulator<'s> {
         }
     }
 
+    /// A pipe's head has arrived: schedule the pipe's next arrival and move the packet on.
+    fn arrive(&mut self, head: PipeHead, event: Event, now: SimTime) {
+        if let Some((t, conn, subflow)) = head.next {
+            self.events.schedule(t, event);
+            // With thousands of connections their state is rarely in cache; loading the next
+            // arrival's now lets the memory fetch overlap this packet's work (`Connection::warm`).
+            std::hint::black_box(self.conns[conn as usize].warm(subflow));
+        }
+        let mut pkt = head.pkt;
+        pkt.hop += 1;
+        self.forward(pkt, now);
+    }
+
     /// Run to the end and report.
     pub fn run(mut self) -> Report {
         while let Some((now, event)) = self.events.pop_until(self.end) {
             match event {
                 Event::LinkArrival(l) => {
-                    let link = &mut self.net.links[l as usize];
-                    let (_, mut pkt) = link
-                        .pipe
-                        .pop_front()
-                        .expect("scheduled arrival has a packet");
-                    if let Some(&(t, _)) = link.pipe.front() {
-                        self.events.schedule(t, Event::LinkArrival(l));
-                    }
-                    pkt.hop += 1;
-                    self.forward(pkt, now);
+                    let head = pop_head(&mut self.net.links[l as usize].pipe);
+                    self.arrive(head, event, now);
                 }
                 Event::DelayArrival(d) => {
-                    let line = &mut self.net.delay_lines[d as usize];
-                    let (_, mut pkt) = line
-                        .pipe
-                        .pop_front()
-                        .expect("scheduled arrival has a packet");
-                    if let Some(&(t, _)) = line.pipe.front() {
-                        self.events.schedule(t, Event::DelayArrival(d));
-                    }
-                    pkt.hop += 1;
-                    self.forward(pkt, now);
+                    let head = pop_head(&mut self.net.delay_lines[d as usize].pipe);
+                    self.arrive(head, event, now);
                 }
                 Event::Rto { conn, .. }
                 | Event::DelayedAck { conn, .. }
@@ -398,6 +396,20 @@ impl<'s> Simulator<'s> {
             .find(|f| f.id == base_id)
             .map(|f| f.paths[subflow].clone())
             .unwrap_or_default()
+    }
+}
+
+/// The packet taken from the head of a pipe, and when the next one arrives and for whom.
+struct PipeHead {
+    pkt: Packet,
+    next: Option<(SimTime, u32, u16)>,
+}
+
+fn pop_head(pipe: &mut VecDeque<(SimTime, Packet)>) -> PipeHead {
+    let (_, pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
+    PipeHead {
+        pkt,
+        next: pipe.front().map(|(t, p)| (*t, p.conn, p.subflow)),
     }
 }
 

@@ -17,7 +17,7 @@ use link::LinkDir;
 use std::collections::BTreeMap;
 
 /// One step of a route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Hop {
     /// Through a link direction (queue, serialiser, pipe).
     Link(u32),
@@ -46,6 +46,9 @@ pub struct Network {
     pub pairs: Vec<LinkPair>,
     pub pair_by_id: BTreeMap<String, usize>,
     delay_line_by_ns: BTreeMap<u64, u32>,
+    /// Routes are shared by every path that crosses the same hops: with thousands of flows on a
+    /// few paths, the route a packet reads stays in cache.
+    route_by_hops: BTreeMap<Vec<Hop>, u32>,
 }
 
 impl Network {
@@ -143,10 +146,18 @@ impl Network {
         let rtt = pairs.iter().fold(SimTime::ZERO, |acc, &p| {
             acc + SimTime(2 * self.pairs[p].delay.0)
         });
-        let fwd_id = self.routes.len() as u32;
-        self.routes.push(forward);
-        let rev_id = self.routes.len() as u32;
-        self.routes.push(Route { hops });
+        let fwd_id = self.route(forward.hops);
+        let rev_id = self.route(hops);
         (fwd_id, rev_id, rtt)
+    }
+
+    fn route(&mut self, hops: Vec<Hop>) -> u32 {
+        if let Some(&id) = self.route_by_hops.get(&hops) {
+            return id;
+        }
+        let id = self.routes.len() as u32;
+        self.route_by_hops.insert(hops.clone(), id);
+        self.routes.push(Route { hops });
+        id
     }
 }

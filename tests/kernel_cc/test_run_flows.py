@@ -16,11 +16,7 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
   the cleaner path is clearly above the uncoupled share (uncoupled Reno splits as 1/√p, about
   0.76 here; LIA's equilibrium windows go as 1/p, about 0.91; OLIA and BALIA at least as far).
 - Nothing is left behind: no namespace, no registration, no BPF map after a run; after SIGKILL
-  of a running ``mptcplab emu`` and ``mptcplab clean``, none either. Two known gaps are
-  recorded as expected failures: the emulator keeps its registrations after a run (a cache
-  for the next run, ``kernel_cc.ensure_loaded``), and after SIGKILL the sockets of the killed
-  connections, orphaned in their deleted namespaces, keep the maps and programs of their
-  congestion control until the kernel times them out.
+  of a running ``mptcplab emu`` and ``mptcplab clean``, none either.
 
 Runs take 16 s each, 14 s measured (about 3 minutes for the file). Rates stay at 10 Mbit/s or
 below per link so the link emulator keeps up; a run it could not keep up with fails the test
@@ -30,6 +26,11 @@ without BPF struct_ops congestion control.
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from kcc_helpers import registered_ccs, wait_until_no_bpf_objects
 
 from mptcplab import emu, sim
 from mptcplab.backends import kernel_cc
-from mptcplab.backends.emu import netns
+from mptcplab.backends.emu import netns, rundir
 from mptcplab.backends.emu.addressing import run_id_of_namespace
 
 pytestmark = pytest.mark.root
@@ -259,10 +260,47 @@ def test_a_coupled_run_leaves_no_registration_or_map(
     finished_coupled_run: dict[str, Any],
 ) -> None:
     assert not registered_ccs() & set(kernel_cc.NAMES), "the run left a registration"
-    left = wait_until_no_bpf_objects()
-    if left:
-        # Known gap: the registration is gone, but the algorithm's maps stay referenced for
-        # about 60 s after the run (measured: 60.0-60.2 s, no process holds them). Setting
-        # tcp_fin_timeout = 1, net.mptcp.close_timeout = 1 or tcp_max_tw_buckets = 0 in the
-        # run's namespaces did not shorten it.
-        pytest.xfail(f"{len(left)} BPF objects still held 10 s after the run: {left[:3]}")
+    # The traffic programs reset their connections on close (SO_LINGER 0); a graceful close
+    # kept the sockets, and with them the maps, for the 60 s of TIME-WAIT.
+    assert wait_until_no_bpf_objects() == []
+
+
+def _new_live_run(before: set[str], timeout_s: float = 30.0) -> str:
+    """The run started since ``before`` once its linkem and traffic programs are up."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for run_id in set(rundir.run_ids()) - before:
+            if len(rundir.recorded_pids(run_id)) >= 3 and rundir.is_alive(run_id):
+                return run_id
+        time.sleep(0.05)
+    raise AssertionError("the run did not start")
+
+
+def test_a_killed_coupled_run_is_cleaned_of_namespaces_registrations_and_maps(
+    kernel: None, tmp_path: Path
+) -> None:
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({**shared_bottleneck("olia"), "duration_s": 60.0}))
+    before = set(rundir.run_ids())
+    proc = subprocess.Popen([sys.executable, "-m", "mptcplab.cli", "emu", str(path)])
+    try:
+        run_id = _new_live_run(before)
+        time.sleep(3.0)  # connections up and carrying data under the coupled controller
+        assert "mptcp_olia" in registered_ccs()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        assert _our_namespaces(run_id), "SIGKILL leaves the namespaces for `mptcplab clean`"
+        out = subprocess.run(
+            [sys.executable, "-m", "mptcplab.cli", "clean"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert out.returncode == 0, out.stderr
+        assert _our_namespaces(run_id) == []
+        assert not registered_ccs() & set(kernel_cc.NAMES), out.stdout
+        assert wait_until_no_bpf_objects() == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -118,6 +118,27 @@ pub fn set_int(
     Ok(())
 }
 
+/// Make closing the socket abortive (SO_LINGER with a zero timeout): the kernel resets the
+/// connection and frees it at once, an MPTCP socket with MP_FASTCLOSE, instead of keeping it,
+/// its subflows and their congestion control alive through FIN and TIME-WAIT states.
+pub fn abort_on_close(fd: BorrowedFd<'_>) -> io::Result<()> {
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: `linger` is a valid `struct linger` for the call.
+    check(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    })?;
+    Ok(())
+}
+
 pub fn get_int(fd: BorrowedFd<'_>, level: libc::c_int, name: libc::c_int) -> io::Result<i32> {
     let mut buf = [0u8; 4];
     let n = get_raw(fd, level, name, &mut buf)?;

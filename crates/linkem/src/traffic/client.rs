@@ -107,6 +107,10 @@ fn open(cfg: &ClientConfig) -> io::Result<TcpStream> {
     if let Some(b) = cfg.sndbuf_bytes {
         sock::set_int(fd.as_fd(), libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, b as i32)?;
     }
+    // Whenever the socket is closed, at the end of the run or because the process was killed,
+    // it is reset: nothing of the connection (nor the congestion control it holds) outlives
+    // the run in FIN or TIME-WAIT states.
+    sock::abort_on_close(fd.as_fd())?;
     sock::bind(fd.as_fd(), SocketAddrV4::new(cfg.bind, 0))?;
     sock::connect_start(fd, cfg.server)
 }

@@ -161,6 +161,8 @@ pub fn run(cfg: &ServerConfig) -> io::Result<()> {
                     match listener.accept() {
                         Ok((stream, _)) => {
                             stream.set_nonblocking(true)?;
+                            // Reset on close, as the client's (see `client::open`).
+                            sock::abort_on_close(stream.as_fd())?;
                             epoll.add(stream.as_fd(), conns.len() as u64, false)?;
                             conns.push(Conn {
                                 stream,

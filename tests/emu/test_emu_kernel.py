@@ -30,7 +30,8 @@ def test_one_tcp_flow_fills_an_8_mbps_link() -> None:
     Report.from_dict(report)  # the simulator's fields
     flow = report["flows"][0]
     assert flow["goodput_mbps"] >= 0.93 * 8.0 * PAYLOAD, report["fidelity"]
-    assert flow["goodput_mbps"] <= 8.0 * PAYLOAD * 1.001
+    # Data held out of order at the end of the warm-up may add up to a window (see below).
+    assert flow["goodput_mbps"] <= 8.0 * PAYLOAD * 1.01
     assert report["links"][0]["utilization"] <= 1.0 + 1e-6
 
 
@@ -85,7 +86,10 @@ def test_flows_from_different_hosts_share_a_multi_hop_bottleneck() -> None:
     core = next(x for x in report["links"] if x["id"] == "core")
     assert core["utilization"] >= 0.95
     total = sum(f["goodput_mbps"] for f in report["flows"])
-    assert 0.9 * 10.0 * PAYLOAD <= total <= 10.0 * PAYLOAD * 1.001
+    # Above the link's payload rate only by data that crossed it before the warm-up ended and
+    # reached the application after (held out of order behind a loss, or in flight): up to a
+    # window, about 1 % of 8 s at 10 Mbit/s (one run measured 1.0014x).
+    assert 0.9 * 10.0 * PAYLOAD <= total <= 10.0 * PAYLOAD * 1.01
     assert all(f["goodput_mbps"] > 0.5 for f in report["flows"]), report["flows"]
     # The access links only carry what the bottleneck lets through.
     for access in ("a", "b"):

@@ -12,16 +12,19 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
   TCP flow's goodput; uncoupled Reno subflows take about 2× (two Reno flows against one) — more
   than 1.3× is asserted, a margin that noise in a 14 s measurement does not cross while the 2×
   expectation stays well above it.
-- Two disjoint paths with 1 % and 0.1 % random loss (goal 3, balance congestion): the share of
-  the cleaner path is clearly above the uncoupled share (uncoupled Reno splits as 1/√p, about
-  0.76 here; LIA's equilibrium windows go as 1/p, about 0.91; OLIA and BALIA at least as far).
+- Two disjoint paths with 1 % and 0.1 % random loss (goal 3, balance congestion: move traffic
+  off the most congested path): a coupled connection sends at most 0.75× what uncoupled Reno
+  subflows send over the lossy path. Uncoupled Reno splits as 1/√p (clean-path share about
+  0.76) and LIA's equilibrium windows go as 1/p (about 0.91), so the lossy path's rate falls
+  to roughly 0.4×. The clean-path shares are printed too, but the share moves by less than
+  its run-to-run noise in a short run; the lossy path's rate moves by much more.
 - Nothing is left behind: no namespace, no registration, no BPF map after a run; after SIGKILL
   of a running ``mptcplab emu`` and ``mptcplab clean``, none either.
 
-Runs take 16 s each, 14 s measured (about 3 minutes for the file). Rates stay at 10 Mbit/s or
-below per link so the link emulator keeps up; a run it could not keep up with fails the test
-rather than count as evidence. Skipped with the reason when not root, without the emulator or
-without BPF struct_ops congestion control.
+Runs take 16 s each, 14 s measured, those on lossy paths 40 s (about 5 minutes for the file).
+Rates stay at 10 Mbit/s or below per link so the link emulator keeps up; a run it could not
+keep up with fails the test rather than count as evidence. Skipped with the reason when not
+root, without the emulator or without BPF struct_ops congestion control.
 """
 
 from __future__ import annotations
@@ -196,11 +199,17 @@ def test_coupled_cc_is_fair_to_tcp_at_a_shared_bottleneck(kernel: None) -> None:
 # --- lossy paths: balance congestion -----------------------------------------------------------
 
 
+LOSSY_DURATION_S = 40.0
+
+
 def lossy_paths(cc: str) -> dict[str, Any]:
     # 100 ms RTT: Reno's loss-limited rates (1.22·MSS/(RTT·√p): 1.4 and 4.5 Mbit/s) stay below
-    # the 8 Mbit/s links, so the losses, not the capacities, decide the split.
+    # the 8 Mbit/s links, so the losses, not the capacities, decide the split. The lossy path
+    # sees about one loss a second: 38 s measured keep the rates' noise well inside the bound
+    # (simulator, 30 seeds: lossy-path rate of a coupled connection at most 0.66x the lowest
+    # uncoupled one; at 14 s measured the ranges overlapped).
     return {
-        "duration_s": DURATION_S,
+        "duration_s": LOSSY_DURATION_S,
         "warmup_s": WARMUP_S,
         "seed": 5,
         "links": [_link("lossy", 8.0, 50.0, 50.0, 0.01), _link("clean", 8.0, 50.0, 50.0, 0.001)],
@@ -208,35 +217,47 @@ def lossy_paths(cc: str) -> dict[str, Any]:
     }
 
 
-def _clean_share(report: dict[str, Any]) -> float:
+def _path_goodput(report: dict[str, Any], path: str) -> float:
     subflows = _flow(report, "mptcp")["subflows"]
-    total = sum(s["goodput_mbps"] for s in subflows)
-    clean = sum(s["goodput_mbps"] for s in subflows if s["path"] == ["clean"])
-    return clean / total
+    return sum(s["goodput_mbps"] for s in subflows if s["path"] == [path])
 
 
-def test_coupled_cc_moves_traffic_to_the_cleaner_path(kernel: None) -> None:
-    shares: dict[str, float] = {}
+def _clean_share(report: dict[str, Any]) -> float:
+    return _path_goodput(report, "clean") / _flow(report, "mptcp")["goodput_mbps"]
+
+
+def test_coupled_cc_moves_traffic_off_the_lossy_path(kernel: None) -> None:
+    lossy: dict[str, float] = {}
     rows = []
     for cc in ("reno", *COUPLED):
         report, simulated = _run(lossy_paths(cc))
-        shares[cc] = _clean_share(report)
+        lossy[cc] = _path_goodput(report, "lossy")
         rows.append(
             [
                 cc,
                 f"{_flow(report, 'mptcp')['goodput_mbps']:.3f}",
-                f"{shares[cc]:.3f}",
+                f"{lossy[cc]:.3f}",
+                f"{_clean_share(report):.3f}",
                 f"{_flow(simulated, 'mptcp')['goodput_mbps']:.3f}",
+                f"{_path_goodput(simulated, 'lossy'):.3f}",
                 f"{_clean_share(simulated):.3f}",
             ]
         )
     _print_table(
-        "two paths, 1 % and 0.1 % loss, 100 ms RTT: share of the cleaner path",
-        ["cc", "emu Mbit/s", "emu clean share", "sim Mbit/s", "sim clean share"],
+        "two paths, 1 % and 0.1 % loss, 100 ms RTT: Mbit/s over the lossy path, clean share",
+        [
+            "cc",
+            "emu Mbit/s",
+            "emu lossy",
+            "emu clean share",
+            "sim Mbit/s",
+            "sim lossy",
+            "sim clean share",
+        ],
         rows,
     )
     for cc in COUPLED:
-        assert shares[cc] >= shares["reno"] + 0.05, (cc, shares)
+        assert lossy[cc] <= 0.75 * lossy["reno"], (cc, lossy)
 
 
 # --- nothing left behind -----------------------------------------------------------------------

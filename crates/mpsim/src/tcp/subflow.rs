@@ -392,7 +392,9 @@ impl Subflow {
             seg.retransmitted = true;
             self.retx_outstanding += seg.len as u64;
             self.retx_scan = seg.seq + seg.len as u64;
-            *seg
+            let seg = *seg;
+            self.skip_settled_segments();
+            seg
         };
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
@@ -552,7 +554,25 @@ impl Subflow {
             self.retx_scan = self.snd_una;
             self.counters.fast_retransmits += 1;
         }
+        self.skip_settled_segments();
         out
+    }
+
+    /// Move the SACK-recovery scan point past segments that are SACKed or already
+    /// retransmitted: they can no longer be [`Subflow::next_lost`]'s answer in this recovery,
+    /// and without this every call would walk over them again (twice per ACK). Skipping them
+    /// never changes the answer: the FACK threshold only gets harder to meet further on.
+    fn skip_settled_segments(&mut self) {
+        if !(self.sack && self.in_recovery) {
+            return;
+        }
+        let start = self.segs.partition_point(|s| s.seq < self.retx_scan);
+        for seg in self.segs.range(start..) {
+            if !(seg.sacked || seg.retransmitted) {
+                break;
+            }
+            self.retx_scan = seg.seq + seg.len as u64;
+        }
     }
 
     /// Mark the segments covered by SACK blocks (offsets from `ack`).

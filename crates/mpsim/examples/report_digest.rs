@@ -14,14 +14,11 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 fn load(path: &str) -> Result<mpsim::Scenario, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let scenario: mpsim::Scenario = if path.ends_with(".toml") {
-        toml::from_str(&text).map_err(|e| format!("{path}: {e}"))?
-    } else {
-        serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?
-    };
-    scenario
-        .validate()
-        .map_err(|e| format!("{path}: {} {}", e.field, e.message))?;
+    if !path.ends_with(".toml") {
+        return mpsim::Scenario::from_json(&text).map_err(|e| format!("{path}: {e}"));
+    }
+    let scenario: mpsim::Scenario = toml::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    scenario.validate().map_err(|e| format!("{path}: {e}"))?;
     Ok(scenario)
 }
 

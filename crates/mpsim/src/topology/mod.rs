@@ -118,12 +118,10 @@ impl Network {
     /// path's base round-trip time (propagation only).
     pub fn add_path(&mut self, path: &[String]) -> (u32, u32, SimTime) {
         let pairs: Vec<usize> = path.iter().map(|id| self.pair_by_id[id]).collect();
-        let forward = Route {
-            hops: pairs
-                .iter()
-                .map(|&p| Hop::Link(self.pairs[p].forward))
-                .collect(),
-        };
+        let forward: Vec<Hop> = pairs
+            .iter()
+            .map(|&p| Hop::Link(self.pairs[p].forward))
+            .collect();
         // The ACK path: the reverse of the data path; consecutive hops without a queued reverse
         // direction collapse into one delay line.
         let mut hops = Vec::new();
@@ -146,7 +144,7 @@ impl Network {
         let rtt = pairs.iter().fold(SimTime::ZERO, |acc, &p| {
             acc + SimTime(2 * self.pairs[p].delay.0)
         });
-        let fwd_id = self.route(forward.hops);
+        let fwd_id = self.route(forward);
         let rev_id = self.route(hops);
         (fwd_id, rev_id, rtt)
     }

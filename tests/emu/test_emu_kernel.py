@@ -46,7 +46,10 @@ def test_idle_round_trip_time_is_twice_the_path_delay(delays_ms: tuple[float, ..
     report = emu.run(scenario(links, [flow], duration_s=1.0, warmup_s=0.0))
     rtt_ms = report["backend"]["flows"]["probe"]["handshake_rtt_ms"]
     expected = 2 * sum(delays_ms)
-    assert abs(rtt_ms - expected) <= 1.0, rtt_ms
+    # One SYN/SYN-ACK sample: each crossing of a linkem link may add its forwarding latency
+    # (tens of µs, but a busy machine has delayed single packets by over 1 ms across the four
+    # crossings of the two-hop path): 0.5 ms per crossing.
+    assert abs(rtt_ms - expected) <= 0.5 * 2 * len(delays_ms), rtt_ms
 
 
 def test_mptcp_aggregates_two_paths_beyond_the_best_one() -> None:

@@ -12,6 +12,7 @@
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// Something that happens at a point in time.
@@ -87,28 +88,42 @@ impl EventQueue {
     }
 
     /// The next event if it is due no later than `until`.
-    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+    ///
+    /// An arrival's entity (a pipe) usually has another packet behind the one arriving:
+    /// `next_arrival` gives that packet's arrival time, and the entry at the top of the heap is
+    /// re-used for it (one sift instead of a pop and a push). It gets its sequence number now,
+    /// as if scheduled right after the pop, before anything the arrival itself schedules.
+    pub fn pop_until(
+        &mut self,
+        until: SimTime,
+        next_arrival: impl FnOnce(Event) -> Option<SimTime>,
+    ) -> Option<(SimTime, Event)> {
         // `Entry`'s order is reversed (the earliest is the greatest).
-        let heap = match (self.arrivals.peek(), self.timers.peek()) {
-            (Some(a), Some(t)) => {
-                if a > t {
-                    &mut self.arrivals
-                } else {
-                    &mut self.timers
-                }
-            }
-            (Some(_), None) => &mut self.arrivals,
-            (None, Some(_)) => &mut self.timers,
+        let from_arrivals = match (self.arrivals.peek(), self.timers.peek()) {
+            (Some(a), Some(t)) => a > t,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
             (None, None) => return None,
         };
-        match heap.peek_mut() {
-            Some(e) if e.time <= until => {
-                let e = std::collections::binary_heap::PeekMut::pop(e);
-                self.processed += 1;
-                Some((e.time, e.event))
+        let heap = if from_arrivals {
+            &mut self.arrivals
+        } else {
+            &mut self.timers
+        };
+        let mut top = heap.peek_mut().filter(|e| e.time <= until)?;
+        self.processed += 1;
+        let (time, event) = (top.time, top.event);
+        match from_arrivals.then(|| next_arrival(event)).flatten() {
+            Some(next) => {
+                top.time = next;
+                top.seq = self.next_seq;
+                self.next_seq += 1;
             }
-            _ => None,
+            None => {
+                PeekMut::pop(top);
+            }
         }
+        Some((time, event))
     }
 
     pub fn processed(&self) -> u64 {
@@ -192,7 +207,7 @@ mod tests {
         q.schedule(t(10), Event::DelayArrival(1));
         q.schedule(t(40), rto(3));
         let mut got = Vec::new();
-        while let Some(e) = q.pop_until(t(35)) {
+        while let Some(e) = q.pop_until(t(35), |_| None) {
             got.push(e);
         }
         assert_eq!(

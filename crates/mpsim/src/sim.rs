@@ -12,9 +12,7 @@ use crate::report::{
 use crate::rng::{RandomStream, StreamPurpose};
 use crate::scenario::{Protocol, Scenario, TraceKind};
 use crate::time::SimTime;
-use crate::topology::link::Admission;
-use crate::topology::{Hop, Network};
-use std::collections::VecDeque;
+use crate::topology::Network;
 
 /// Copies of a flow with `count > 1` start at random offsets within this window, so that
 /// identical users do not move in lock-step.
@@ -107,53 +105,48 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// Put a packet on its next hop, or hand it to its endpoint when it has crossed them all.
-    fn forward(&mut self, pkt: Packet, now: SimTime) {
-        let route = &self.net.routes[pkt.route as usize];
-        match route.hops.get(pkt.hop as usize) {
-            Some(Hop::Link(l)) => {
-                if let Admission::ArrivalEvent(t) = self.net.links[*l as usize].enqueue(pkt, now) {
-                    self.events.schedule(t, Event::LinkArrival(*l));
-                }
-            }
-            Some(Hop::Delay(d)) => {
-                if let Some(t) = self.net.delay_lines[*d as usize].push(now, pkt) {
-                    self.events.schedule(t, Event::DelayArrival(*d));
-                }
-            }
+    /// A packet has crossed a hop: put it on the next one, or hand it to its endpoint when it
+    /// has crossed them all.
+    fn forward(&mut self, mut pkt: Packet, now: SimTime) {
+        pkt.hop += 1;
+        match self.net.routes[pkt.route as usize]
+            .hops
+            .get(pkt.hop as usize)
+        {
+            Some(&hop) => self.net.enter_hop(hop, pkt, now, &mut self.events),
             None => {
                 self.packets_delivered += 1;
                 if pkt.kind == crate::packet::PacketKind::Data {
                     self.data_packets_delivered += 1;
                 }
-                let mut out = std::mem::take(&mut self.outbox);
                 let mut ctx = Ctx {
                     now,
                     events: &mut self.events,
-                    out: &mut out,
+                    out: &mut self.outbox,
                 };
                 self.conns[pkt.conn as usize].on_packet(pkt, &mut ctx);
-                self.send_outbox(out, now);
+                self.send_outbox(now);
             }
         }
     }
 
-    fn send_outbox(&mut self, mut out: Vec<Packet>, now: SimTime) {
-        for pkt in out.drain(..) {
-            self.forward(pkt, now);
+    /// Put the packets a connection just sent on the first hop of their routes (every route
+    /// has at least one hop, so a packet sent is never delivered at once).
+    fn send_outbox(&mut self, now: SimTime) {
+        for pkt in self.outbox.drain(..) {
+            let first = self.net.routes[pkt.route as usize].hops[0];
+            self.net.enter_hop(first, pkt, now, &mut self.events);
         }
-        self.outbox = out;
     }
 
     fn conn_event(&mut self, conn: u32, event: Event, now: SimTime) {
-        let mut out = std::mem::take(&mut self.outbox);
         let mut ctx = Ctx {
             now,
             events: &mut self.events,
-            out: &mut out,
+            out: &mut self.outbox,
         };
         self.conns[conn as usize].on_timer(event, &mut ctx);
-        self.send_outbox(out, now);
+        self.send_outbox(now);
     }
 
     fn sample_traces(&mut self, now: SimTime) {
@@ -205,30 +198,44 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// A pipe's head has arrived: schedule the pipe's next arrival and move the packet on.
-    fn arrive(&mut self, head: PipeHead, event: Event, now: SimTime) {
-        if let Some((t, conn, subflow)) = head.next {
-            self.events.schedule(t, event);
+    /// A pipe's head has arrived (the event for the packet behind it is already queued):
+    /// move the packet on.
+    fn arrive(&mut self, pkt: Packet, next: Option<(u32, u16)>, now: SimTime) {
+        if let Some((conn, subflow)) = next {
             // With thousands of connections their state is rarely in cache; loading the next
             // arrival's now lets the memory fetch overlap this packet's work (`Connection::warm`).
             std::hint::black_box(self.conns[conn as usize].warm(subflow));
         }
-        let mut pkt = head.pkt;
-        pkt.hop += 1;
         self.forward(pkt, now);
     }
 
     /// Run to the end and report.
     pub fn run(mut self) -> Report {
-        while let Some((now, event)) = self.events.pop_until(self.end) {
+        loop {
+            let net = &self.net;
+            let next_arrival = |event| {
+                let pipe = match event {
+                    Event::LinkArrival(l) => &net.links[l as usize].pipe,
+                    Event::DelayArrival(d) => &net.delay_lines[d as usize].pipe,
+                    _ => unreachable!("only arrivals come from the arrival heap"),
+                };
+                pipe.get(1).map(|(t, _)| *t)
+            };
+            let Some((now, event)) = self.events.pop_until(self.end, next_arrival) else {
+                break;
+            };
             match event {
                 Event::LinkArrival(l) => {
-                    let head = pop_head(&mut self.net.links[l as usize].pipe);
-                    self.arrive(head, event, now);
+                    let pipe = &mut self.net.links[l as usize].pipe;
+                    let (_, pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
+                    let next = pipe.front().map(|(_, p)| (p.conn, p.subflow));
+                    self.arrive(pkt, next, now);
                 }
                 Event::DelayArrival(d) => {
-                    let head = pop_head(&mut self.net.delay_lines[d as usize].pipe);
-                    self.arrive(head, event, now);
+                    let pipe = &mut self.net.delay_lines[d as usize].pipe;
+                    let (_, pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
+                    let next = pipe.front().map(|(_, p)| (p.conn, p.subflow));
+                    self.arrive(pkt, next, now);
                 }
                 Event::Rto { conn, .. }
                 | Event::DelayedAck { conn, .. }
@@ -396,20 +403,6 @@ impl<'s> Simulator<'s> {
             .find(|f| f.id == base_id)
             .map(|f| f.paths[subflow].clone())
             .unwrap_or_default()
-    }
-}
-
-/// The packet taken from the head of a pipe, and when the next one arrives and for whom.
-struct PipeHead {
-    pkt: Packet,
-    next: Option<(SimTime, u32, u16)>,
-}
-
-fn pop_head(pipe: &mut VecDeque<(SimTime, Packet)>) -> PipeHead {
-    let (_, pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
-    PipeHead {
-        pkt,
-        next: pipe.front().map(|(t, p)| (*t, p.conn, p.subflow)),
     }
 }
 

@@ -95,6 +95,7 @@ pub struct Connection {
     peer_edge: u64,
     sndbuf_fixed: Option<u64>,
     sndbuf_cap: u64,
+    /// Data sent and not yet DATA_ACKed, for re-sending it on another subflow (MPTCP only).
     chunks: VecDeque<Chunk>,
     reinject: VecDeque<(u64, u32, u32)>,
     /// MPTCP-level retransmission timer (upstream semantics, linger scheduler only).
@@ -257,6 +258,10 @@ impl Connection {
         let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64) as u32;
         let dsn = self.snd_nxt_dsn;
         self.snd_nxt_dsn += len as u64;
+        if self.protocol == Protocol::Tcp {
+            // Plain TCP never re-sends data on another path: nothing reads the chunks.
+            return (dsn, len);
+        }
         self.chunks.push_back(Chunk {
             dsn,
             len,
@@ -269,6 +274,9 @@ impl Connection {
 
     /// Let subflow `s` send what it owes: go-back-N retransmissions, then data assigned to it.
     fn drain_subflow(&mut self, s: usize, ctx: &mut Ctx) {
+        if self.subflows[s].owes_nothing() {
+            return;
+        }
         loop {
             let sf = &mut self.subflows[s];
             if !sf.has_cwnd_space() {

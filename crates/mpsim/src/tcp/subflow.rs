@@ -212,10 +212,16 @@ impl Subflow {
         self.established && (self.pipe() + self.mss as u64) as f64 <= self.cwnd
     }
 
+    /// Nothing to send but new data: no go-back-N sweep, no SACK recovery and nothing assigned.
+    /// A cheap test that spares the window and loss computations on most ACKs.
+    pub fn owes_nothing(&self) -> bool {
+        self.assigned.is_empty() && !self.go_back_n() && !(self.sack && self.in_recovery)
+    }
+
     /// Retransmissions are waiting: go-back-N after a timeout, or segments SACK recovery
     /// considers lost.
     pub fn has_retransmissions_pending(&self) -> bool {
-        self.go_back_n() || self.next_lost().is_some()
+        self.go_back_n() || (self.sack && self.in_recovery && self.next_lost().is_some())
     }
 
     /// The go-back-N sweep that follows a timeout has not reached the highest data sent.
@@ -424,7 +430,7 @@ impl Subflow {
         let ack = pkt.seq;
         let i = self.index as usize;
         let mss = self.mss as f64;
-        if self.sack && ack >= self.snd_una {
+        if self.sack && ack >= self.snd_una && pkt.sack != NO_SACK {
             self.apply_sack(ack, &pkt.sack);
         }
         if ack > self.snd_una {
@@ -502,7 +508,8 @@ impl Subflow {
                         let inc = acked.min(self.abc_limit as u64 * self.mss as u64) as f64;
                         self.cwnd += inc;
                     } else {
-                        views[i] = self.view();
+                        // `views[i]` is still this subflow's state: nothing above changed it
+                        // outside recovery but ssthresh, which was copied there.
                         self.cwnd = cc.on_ack_ca(i, views, acked, now).max(mss);
                     }
                 }

@@ -8,12 +8,14 @@ pub mod link;
 pub mod queue;
 pub mod red;
 
+use crate::event::{Event, EventQueue};
+use crate::packet::Packet;
 use crate::rng::{RandomStream, StreamPurpose};
 use crate::scenario::LinkSpec;
 use crate::time::{BitsPerSec, SimTime};
 use delay::DelayLine;
 use discipline::QueueDiscipline;
-use link::LinkDir;
+use link::{Admission, LinkDir};
 use std::collections::BTreeMap;
 
 /// One step of a route.
@@ -102,6 +104,22 @@ impl Network {
             });
         }
         net
+    }
+
+    /// Put a packet on `hop` (its next one); a pipe that was empty gets its arrival event.
+    pub fn enter_hop(&mut self, hop: Hop, pkt: Packet, now: SimTime, events: &mut EventQueue) {
+        match hop {
+            Hop::Link(l) => {
+                if let Admission::ArrivalEvent(t) = self.links[l as usize].enqueue(pkt, now) {
+                    events.schedule(t, Event::LinkArrival(l));
+                }
+            }
+            Hop::Delay(d) => {
+                if let Some(t) = self.delay_lines[d as usize].push(now, pkt) {
+                    events.schedule(t, Event::DelayArrival(d));
+                }
+            }
+        }
     }
 
     fn delay_line(&mut self, delay: SimTime) -> u32 {

@@ -23,7 +23,7 @@ impl SimTime {
         SimTime(ms * 1_000_000)
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e9
+        u64_to_f64(self.0) / 1e9
     }
     pub fn as_millis_f64(self) -> f64 {
         self.0 as f64 / 1e6
@@ -45,11 +45,27 @@ pub fn round_to_u64(x: f64) -> u64 {
     if x.is_nan() || x >= EXACT {
         return x.max(0.0) as u64;
     }
-    let whole = x as u64;
+    if x <= 0.0 {
+        return 0;
+    }
+    // Signed conversions: one instruction each way, where the unsigned ones take several.
+    let whole = x as i64;
     if x - whole as f64 >= 0.5 {
-        whole + 1
+        whole as u64 + 1
     } else {
-        whole
+        whole as u64
+    }
+}
+
+/// `x as f64`, computed through the signed conversion (one instruction on x86-64; the unsigned
+/// one takes six) for the byte and nanosecond counts of the per-packet path, which never reach
+/// 2^63. The result is the same for every `x`.
+#[inline]
+pub fn u64_to_f64(x: u64) -> f64 {
+    if x <= i64::MAX as u64 {
+        x as i64 as f64
+    } else {
+        x as f64
     }
 }
 
@@ -131,5 +147,16 @@ mod tests {
         for x in cases {
             assert_eq!(round_to_u64(x), reference(x), "x = {x:e}");
         }
+        let mut state = 7u64;
+        for k in 0..64 {
+            for _ in 0..1000 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let x = state >> k;
+                assert_eq!(u64_to_f64(x).to_bits(), (x as f64).to_bits(), "x = {x}");
+            }
+        }
+        assert_eq!(u64_to_f64(u64::MAX), u64::MAX as f64);
     }
 }

@@ -17,7 +17,7 @@
 //! the result is bit-identical rather than equal up to rounding.
 
 use super::{CcParams, CongestionControl, SubflowView};
-use crate::time::SimTime;
+use crate::time::{u64_to_f64, SimTime};
 
 #[derive(Clone, Debug)]
 pub struct Lia {
@@ -69,7 +69,7 @@ impl CongestionControl for Lia {
         let counted = self.params.counted_bytes(bytes_acked);
         match self.alpha_and_total(i, subflows) {
             // Alone, the subflow runs Reno exactly, as the Linux modules do.
-            None => v.cwnd + mss * bytes_acked as f64 / v.cwnd,
+            None => v.cwnd + mss * u64_to_f64(bytes_acked) / v.cwnd,
             Some((alpha, total)) => {
                 let coupled = alpha * mss * counted / total;
                 let uncoupled = mss * counted / v.cwnd;

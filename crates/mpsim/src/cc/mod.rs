@@ -25,7 +25,7 @@ pub use olia::Olia;
 pub use reno::Reno;
 
 use crate::scenario::{CcKind, CountMode, TcpOptions, MSS_BYTES};
-use crate::time::SimTime;
+use crate::time::{u64_to_f64, SimTime};
 
 /// What a congestion control may know about one subflow.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -106,7 +106,7 @@ impl CcParams {
     pub fn counted_bytes(&self, bytes_acked: u64) -> f64 {
         match self.count_mode {
             CountMode::PerAck => self.mss,
-            CountMode::PerSegment => bytes_acked as f64,
+            CountMode::PerSegment => u64_to_f64(bytes_acked),
         }
     }
 

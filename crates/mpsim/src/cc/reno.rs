@@ -3,7 +3,7 @@
 //! Used per subflow, it is MPTCP's "uncoupled" mode (spec §2.2).
 
 use super::{CcParams, CongestionControl, SubflowView};
-use crate::time::SimTime;
+use crate::time::{u64_to_f64, SimTime};
 
 #[derive(Clone, Debug)]
 pub struct Reno {
@@ -25,7 +25,7 @@ impl CongestionControl for Reno {
         _now: SimTime,
     ) -> f64 {
         let v = &subflows[i];
-        v.cwnd + self.params.mss * bytes_acked as f64 / v.cwnd
+        v.cwnd + self.params.mss * u64_to_f64(bytes_acked) / v.cwnd
     }
 
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {

@@ -169,14 +169,16 @@ impl Connection {
         }
     }
 
-    /// Coupled algorithms read every sibling; the subflow refreshes its own view itself, so
-    /// uncoupled ones need nothing here.
-    fn refresh_views(&mut self) {
+    /// Coupled algorithms read every sibling of subflow `s`; `s` refreshes its own view before
+    /// each congestion-control call, so uncoupled algorithms need nothing here.
+    fn refresh_views(&mut self, s: usize) {
         if !matches!(self.cc_kind, CcKind::Lia | CcKind::Olia | CcKind::Balia) {
             return;
         }
-        for (v, sf) in self.views.iter_mut().zip(&self.subflows) {
-            *v = sf.view();
+        for (j, (v, sf)) in self.views.iter_mut().zip(&self.subflows).enumerate() {
+            if j != s {
+                *v = sf.view();
+            }
         }
     }
 
@@ -517,7 +519,7 @@ impl Connection {
             }
         }
         self.peer_edge = self.peer_edge.max(pkt.window_edge);
-        self.refresh_views();
+        self.refresh_views(s);
         let outcome = self.subflows[s].on_ack(
             self.index,
             &pkt,
@@ -610,7 +612,7 @@ impl Connection {
                 if !self.subflows[s].rto_timer.fire(ctx.now, ctx.events, event) {
                     return;
                 }
-                self.refresh_views();
+                self.refresh_views(s);
                 if self.subflows[s].on_rto(
                     self.index,
                     ctx.now,

@@ -12,8 +12,8 @@
 //! shrinking. The configured size is the window budget: we model payload bytes, not skb
 //! truesize (spec §3.3).
 
+use crate::tcp::reorder::ReorderQueue;
 use crate::time::SimTime;
-use std::collections::BTreeMap;
 
 /// Initial auto-tuned window: Linux `tcp_rmem[1]` = 128 KiB with half of it advertised.
 pub const AUTO_INITIAL_BYTES: u64 = 64 * 1024;
@@ -21,7 +21,7 @@ pub const AUTO_INITIAL_BYTES: u64 = 64 * 1024;
 pub struct ReceiveBuffer {
     /// DATA_ACK: the next DSN expected.
     pub rcv_nxt: u64,
-    ooo: BTreeMap<u64, u32>,
+    ooo: ReorderQueue<u32>,
     pub ooo_bytes: u64,
     /// Current size (window budget), bytes.
     pub size: u64,
@@ -49,7 +49,7 @@ impl ReceiveBuffer {
         };
         ReceiveBuffer {
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: ReorderQueue::default(),
             ooo_bytes: 0,
             size,
             cap,
@@ -71,15 +71,14 @@ impl ReceiveBuffer {
             return None; // a copy of data already delivered (reinjection or redundant)
         }
         if dsn > self.rcv_nxt {
-            if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(dsn) {
-                e.insert(len);
+            if self.ooo.insert_if_vacant(dsn, len) {
                 self.ooo_bytes += len as u64;
             }
             self.peak_occupancy = self.peak_occupancy.max(self.ooo_bytes + subflow_ooo);
             return None;
         }
         self.rcv_nxt = end;
-        while let Some((&d, &l)) = self.ooo.first_key_value() {
+        while let Some((d, l)) = self.ooo.first() {
             if d > self.rcv_nxt {
                 break;
             }

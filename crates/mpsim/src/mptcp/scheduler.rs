@@ -34,13 +34,19 @@ fn srtt_or_base(sf: &Subflow) -> f64 {
 }
 
 /// The lowest-RTT available subflow not in `exclude_mask`.
+/// Ties go to the first subflow.
 pub fn min_rtt(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
-    subflows
-        .iter()
-        .enumerate()
-        .filter(|(i, sf)| exclude_mask & (1 << i) == 0 && available(sf))
-        .min_by(|(_, a), (_, b)| srtt_or_base(a).total_cmp(&srtt_or_base(b)))
-        .map(|(i, _)| i)
+    let mut best: Option<(usize, f64)> = None;
+    for (i, sf) in subflows.iter().enumerate() {
+        if exclude_mask & (1 << i) != 0 || !available(sf) {
+            continue;
+        }
+        let rtt = srtt_or_base(sf);
+        if best.is_none_or(|(_, b)| rtt.total_cmp(&b).is_lt()) {
+            best = Some((i, rtt));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 /// The next available subflow after `last`, cyclically.

@@ -18,10 +18,11 @@ use crate::cc::{Cc, CongestionControl, SubflowView};
 use crate::event::Timer;
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{TcpOptions, HEADER_BYTES, MSS_BYTES};
+use crate::tcp::reorder::ReorderQueue;
 use crate::tcp::rtt::{RttEstimator, MAX_RTO};
 use crate::tcp::sack::{RangeSet, SackBlocks, NO_SACK};
-use crate::time::SimTime;
-use std::collections::{BTreeMap, VecDeque};
+use crate::time::{u64_to_f64, SimTime};
+use std::collections::VecDeque;
 
 /// Timestamp value meaning "nothing to echo".
 pub const NO_TIMESTAMP: u64 = u64::MAX;
@@ -116,7 +117,7 @@ pub struct Subflow {
 
     // --- receiver ---
     pub rcv_nxt: u64,
-    ooo: BTreeMap<u64, (u32, u64)>,
+    ooo: ReorderQueue<(u32, u64)>,
     ooo_ranges: RangeSet,
     /// Sequence number of the last out-of-order segment, reported first in SACK blocks.
     last_ooo: Option<u64>,
@@ -176,7 +177,7 @@ impl Subflow {
             stale_rcv_tstamp: SimTime::ZERO,
             stale: false,
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: ReorderQueue::default(),
             ooo_ranges: RangeSet::default(),
             last_ooo: None,
             ooo_bytes: 0,
@@ -209,7 +210,7 @@ impl Subflow {
 
     /// A full segment fits in the congestion window.
     pub fn has_cwnd_space(&self) -> bool {
-        self.established && (self.pipe() + self.mss as u64) as f64 <= self.cwnd
+        self.established && u64_to_f64(self.pipe() + self.mss as u64) <= self.cwnd
     }
 
     /// Nothing to send but new data: no go-back-N sweep, no SACK recovery and nothing assigned.
@@ -272,11 +273,11 @@ impl Subflow {
             // The data really in the network: with SACK, what left the network (SACKed) does not
             // count, so the window after a loss is half of what was in flight, as Linux's
             // cwnd-based ssthresh and RFC 6675's pipe give, not half of the sequence span.
-            flight_bytes: if self.sack {
+            flight_bytes: u64_to_f64(if self.sack {
                 self.pipe()
             } else {
                 self.flight()
-            } as f64,
+            }),
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
         }
@@ -451,7 +452,7 @@ impl Subflow {
             }
             self.high_sacked = self.high_sacked.max(ack);
             let rtt_sample = (pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr).then(|| {
-                let rtt_s = (now.0 - pkt.ts_ecr) as f64 * 1e-9;
+                let rtt_s = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
                 self.rtt.sample(rtt_s);
                 self.backoff = 0;
                 rtt_s
@@ -499,9 +500,9 @@ impl Subflow {
                 let slow_start = self.cwnd < self.ssthresh;
                 let cwnd_limited = !self.cwnd_limited_gate
                     || if slow_start {
-                        2.0 * flight_before as f64 >= self.cwnd
+                        2.0 * u64_to_f64(flight_before) >= self.cwnd
                     } else {
-                        (flight_before + self.mss as u64) as f64 > self.cwnd
+                        u64_to_f64(flight_before + self.mss as u64) > self.cwnd
                     };
                 if cwnd_limited {
                     if slow_start {
@@ -654,7 +655,7 @@ impl Subflow {
     /// Returns true when an ACK must go out now.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime, delivered: &mut Vec<(u64, u32)>) -> bool {
         if pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
-            let sample = (now.0 - pkt.ts_ecr) as f64 * 1e-9;
+            let sample = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
             self.rcv_rtt = if self.rcv_rtt == 0.0 {
                 sample
             } else {
@@ -666,8 +667,7 @@ impl Subflow {
             return true; // duplicate: ACK at once
         }
         if pkt.seq > self.rcv_nxt {
-            if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(pkt.seq) {
-                e.insert((pkt.len, pkt.dsn));
+            if self.ooo.insert_if_vacant(pkt.seq, (pkt.len, pkt.dsn)) {
                 self.ooo_bytes += pkt.len as u64;
                 if self.sack {
                     self.ooo_ranges.insert(pkt.seq, end);
@@ -682,7 +682,7 @@ impl Subflow {
         self.rcv_nxt = end;
         self.ts_recent = pkt.ts_val;
         let filled_hole = !self.ooo.is_empty();
-        while let Some((&seq, &(len, dsn))) = self.ooo.first_key_value() {
+        while let Some((seq, (len, dsn))) = self.ooo.first() {
             if seq > self.rcv_nxt {
                 break;
             }

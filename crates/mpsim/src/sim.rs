@@ -12,7 +12,7 @@ use crate::report::{
 use crate::rng::{RandomStream, StreamPurpose};
 use crate::scenario::{Protocol, Scenario, TraceKind};
 use crate::time::SimTime;
-use crate::topology::Network;
+use crate::topology::{Hop, Network};
 
 /// Copies of a flow with `count > 1` start at random offsets within this window, so that
 /// identical users do not move in lock-step.
@@ -105,31 +105,6 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// A packet has crossed a hop: put it on the next one, or hand it to its endpoint when it
-    /// has crossed them all.
-    fn forward(&mut self, mut pkt: Packet, now: SimTime) {
-        pkt.hop += 1;
-        match self.net.routes[pkt.route as usize]
-            .hops
-            .get(pkt.hop as usize)
-        {
-            Some(&hop) => self.net.enter_hop(hop, pkt, now, &mut self.events),
-            None => {
-                self.packets_delivered += 1;
-                if pkt.kind == crate::packet::PacketKind::Data {
-                    self.data_packets_delivered += 1;
-                }
-                let mut ctx = Ctx {
-                    now,
-                    events: &mut self.events,
-                    out: &mut self.outbox,
-                };
-                self.conns[pkt.conn as usize].on_packet(pkt, &mut ctx);
-                self.send_outbox(now);
-            }
-        }
-    }
-
     /// Put the packets a connection just sent on the first hop of their routes (every route
     /// has at least one hop, so a packet sent is never delivered at once).
     fn send_outbox(&mut self, now: SimTime) {
@@ -198,15 +173,39 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// A pipe's head has arrived (the event for the packet behind it is already queued):
-    /// move the packet on.
-    fn arrive(&mut self, pkt: Packet, next: Option<(u32, u16)>, now: SimTime) {
-        if let Some((conn, subflow)) = next {
+    /// The head of `hop`'s pipe has arrived (the event for the packet behind it is already
+    /// queued): put it on its next hop, or hand it to its endpoint when it has crossed them all.
+    /// A packet delivered is read where it lies and dropped from the pipe afterwards.
+    fn arrive(&mut self, hop: Hop, now: SimTime) {
+        let pipe = self.net.pipe(hop);
+        if let Some((_, p)) = pipe.get(1) {
             // With thousands of connections their state is rarely in cache; loading the next
             // arrival's now lets the memory fetch overlap this packet's work (`Connection::warm`).
-            std::hint::black_box(self.conns[conn as usize].warm(subflow));
+            std::hint::black_box(self.conns[p.conn as usize].warm(p.subflow));
         }
-        self.forward(pkt, now);
+        let (_, pkt) = pipe.front().expect("scheduled arrival has a packet");
+        let next = pkt.hop + 1;
+        match self.net.routes[pkt.route as usize].hops.get(next as usize) {
+            Some(&next_hop) => {
+                let (_, mut pkt) = self.net.pipe_mut(hop).pop_front().expect("head");
+                pkt.hop = next;
+                self.net.enter_hop(next_hop, pkt, now, &mut self.events);
+            }
+            None => {
+                self.packets_delivered += 1;
+                if pkt.kind == crate::packet::PacketKind::Data {
+                    self.data_packets_delivered += 1;
+                }
+                let mut ctx = Ctx {
+                    now,
+                    events: &mut self.events,
+                    out: &mut self.outbox,
+                };
+                self.conns[pkt.conn as usize].on_packet(pkt, &mut ctx);
+                self.net.pipe_mut(hop).pop_front();
+                self.send_outbox(now);
+            }
+        }
     }
 
     /// Run to the end and report.
@@ -225,18 +224,8 @@ impl<'s> Simulator<'s> {
                 break;
             };
             match event {
-                Event::LinkArrival(l) => {
-                    let pipe = &mut self.net.links[l as usize].pipe;
-                    let (_, pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
-                    let next = pipe.front().map(|(_, p)| (p.conn, p.subflow));
-                    self.arrive(pkt, next, now);
-                }
-                Event::DelayArrival(d) => {
-                    let pipe = &mut self.net.delay_lines[d as usize].pipe;
-                    let (_, pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
-                    let next = pipe.front().map(|(_, p)| (p.conn, p.subflow));
-                    self.arrive(pkt, next, now);
-                }
+                Event::LinkArrival(l) => self.arrive(Hop::Link(l), now),
+                Event::DelayArrival(d) => self.arrive(Hop::Delay(d), now),
                 Event::Rto { conn, .. }
                 | Event::DelayedAck { conn, .. }
                 | Event::SubflowStart { conn, .. }

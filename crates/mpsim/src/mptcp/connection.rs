@@ -464,7 +464,7 @@ impl Connection {
     }
 
     /// A packet reached this connection's endpoint.
-    pub fn on_packet(&mut self, pkt: Packet, ctx: &mut Ctx) {
+    pub fn on_packet(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         match pkt.kind {
             PacketKind::Data => self.on_data(pkt, ctx),
             PacketKind::Ack => self.on_ack(pkt, ctx),
@@ -475,11 +475,11 @@ impl Connection {
         self.subflows.iter().map(|s| s.ooo_bytes).sum()
     }
 
-    fn on_data(&mut self, pkt: Packet, ctx: &mut Ctx) {
+    fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         let s = pkt.subflow as usize;
         let mut delivered = std::mem::take(&mut self.delivered_scratch);
         delivered.clear();
-        let ack_now = self.subflows[s].on_data(&pkt, ctx.now, &mut delivered);
+        let ack_now = self.subflows[s].on_data(pkt, ctx.now, &mut delivered);
         let sub_ooo = self.subflow_ooo();
         let mut advanced = false;
         for &(dsn, len) in &delivered {
@@ -489,23 +489,31 @@ impl Connection {
         self.rb.peak_occupancy = self.rb.peak_occupancy.max(self.rb.occupancy(sub_ooo));
         if advanced {
             self.app.on_read(self.rb.rcv_nxt, ctx.now);
-            let rtt = self.subflows.iter().map(|s| s.rcv_rtt).fold(0.0, f64::max);
-            self.rb.autotune(ctx.now, rtt);
+            if self.rb.auto_tuned() {
+                let rtt = self.subflows.iter().map(|s| s.rcv_rtt).fold(0.0, f64::max);
+                self.rb.autotune(ctx.now, rtt);
+            }
         }
         if ack_now {
-            self.send_ack(s, ctx);
+            // Nothing since `sub_ooo` was summed changed the subflows.
+            self.send_ack_with(s, sub_ooo, ctx);
         } else {
             self.subflows[s].arm_delayed_ack(self.index, ctx.now, ctx.events);
         }
     }
 
     fn send_ack(&mut self, s: usize, ctx: &mut Ctx) {
-        let edge = self.rb.window_edge(self.subflow_ooo());
+        self.send_ack_with(s, self.subflow_ooo(), ctx);
+    }
+
+    /// Send the ACK of subflow `s`, the subflows holding `sub_ooo` bytes out of order.
+    fn send_ack_with(&mut self, s: usize, sub_ooo: u64, ctx: &mut Ctx) {
+        let edge = self.rb.window_edge(sub_ooo);
         let ack = self.subflows[s].make_ack(self.index, self.rb.rcv_nxt, edge, ctx.now);
         ctx.out.push(ack);
     }
 
-    fn on_ack(&mut self, pkt: Packet, ctx: &mut Ctx) {
+    fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         let s = pkt.subflow as usize;
         let progress = pkt.dsn > self.data_una;
         if progress {
@@ -522,7 +530,7 @@ impl Connection {
         self.refresh_views(s);
         let outcome = self.subflows[s].on_ack(
             self.index,
-            &pkt,
+            pkt,
             ctx.now,
             &mut self.cc,
             &mut self.views,

@@ -106,6 +106,11 @@ impl ReceiveBuffer {
         self.size.saturating_sub(self.occupancy(subflow_ooo))
     }
 
+    /// Whether the size follows dynamic right-sizing (else it is fixed).
+    pub fn auto_tuned(&self) -> bool {
+        self.auto
+    }
+
     /// Dynamic right-sizing step; `rtt_s` is the receiver's RTT estimate (the largest over the
     /// subflows), 0 when unknown.
     pub fn autotune(&mut self, now: SimTime, rtt_s: f64) {

@@ -16,7 +16,7 @@ use crate::time::{BitsPerSec, SimTime};
 use delay::DelayLine;
 use discipline::QueueDiscipline;
 use link::{Admission, LinkDir};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// One step of a route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -104,6 +104,21 @@ impl Network {
             });
         }
         net
+    }
+
+    /// The propagation pipe of `hop`: packets with their arrival times, in order.
+    pub fn pipe(&self, hop: Hop) -> &VecDeque<(SimTime, Packet)> {
+        match hop {
+            Hop::Link(l) => &self.links[l as usize].pipe,
+            Hop::Delay(d) => &self.delay_lines[d as usize].pipe,
+        }
+    }
+
+    pub fn pipe_mut(&mut self, hop: Hop) -> &mut VecDeque<(SimTime, Packet)> {
+        match hop {
+            Hop::Link(l) => &mut self.links[l as usize].pipe,
+            Hop::Delay(d) => &mut self.delay_lines[d as usize].pipe,
+        }
     }
 
     /// Put a packet on `hop` (its next one); a pipe that was empty gets its arrival event.

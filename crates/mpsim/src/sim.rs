@@ -108,10 +108,11 @@ impl<'s> Simulator<'s> {
     /// Put the packets a connection just sent on the first hop of their routes (every route
     /// has at least one hop, so a packet sent is never delivered at once).
     fn send_outbox(&mut self, now: SimTime) {
-        for pkt in self.outbox.drain(..) {
+        for pkt in &self.outbox {
             let first = self.net.routes[pkt.route as usize].hops[0];
             self.net.enter_hop(first, pkt, now, &mut self.events);
         }
+        self.outbox.clear();
     }
 
     fn conn_event(&mut self, conn: u32, event: Event, now: SimTime) {
@@ -189,7 +190,7 @@ impl<'s> Simulator<'s> {
             Some(&next_hop) => {
                 let (_, mut pkt) = self.net.pipe_mut(hop).pop_front().expect("head");
                 pkt.hop = next;
-                self.net.enter_hop(next_hop, pkt, now, &mut self.events);
+                self.net.enter_hop(next_hop, &pkt, now, &mut self.events);
             }
             None => {
                 self.packets_delivered += 1;

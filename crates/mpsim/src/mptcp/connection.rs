@@ -298,8 +298,7 @@ impl Connection {
             if dsn + len as u64 <= self.data_una {
                 continue; // acknowledged at data level meanwhile: drop the copy
             }
-            let pkt = sf.send_new(self.index, dsn, len, ctx.now, ctx.events);
-            ctx.out.push(pkt);
+            sf.send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
         }
     }
 
@@ -402,8 +401,7 @@ impl Connection {
                     continue;
                 }
                 let (dsn, len) = self.take_new(s);
-                let pkt = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
-                ctx.out.push(pkt);
+                self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
                 if self.scheduler == SchedulerKind::Redundant {
                     self.queue_redundant_copies(s, dsn, len, ctx);
                 }
@@ -509,8 +507,7 @@ impl Connection {
     /// Send the ACK of subflow `s`, the subflows holding `sub_ooo` bytes out of order.
     fn send_ack_with(&mut self, s: usize, sub_ooo: u64, ctx: &mut Ctx) {
         let edge = self.rb.window_edge(sub_ooo);
-        let ack = self.subflows[s].make_ack(self.index, self.rb.rcv_nxt, edge, ctx.now);
-        ctx.out.push(ack);
+        self.subflows[s].send_ack(self.index, self.rb.rcv_nxt, edge, ctx.now, ctx.out);
     }
 
     fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {

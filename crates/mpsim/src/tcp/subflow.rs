@@ -322,7 +322,7 @@ impl Subflow {
         }
     }
 
-    /// Send new data (dsn, len) as the next segment.
+    /// Send new data (dsn, len) as the next segment, into `out`.
     pub fn send_new(
         &mut self,
         conn: u32,
@@ -330,7 +330,8 @@ impl Subflow {
         len: u32,
         now: SimTime,
         queue: &mut crate::event::EventQueue,
-    ) -> Packet {
+        out: &mut Vec<Packet>,
+    ) {
         assert_eq!(
             self.snd_nxt, self.high_data,
             "new data only after the go-back-N sweep"
@@ -349,7 +350,7 @@ impl Subflow {
         if self.rto_timer.deadline().is_none() {
             self.arm_rto(now, queue, conn);
         }
-        self.data_packet(conn, seg, now)
+        out.push(self.data_packet(conn, seg, now));
     }
 
     fn segment_at(&self, seq: u64) -> Option<SentSegment> {
@@ -723,11 +724,18 @@ impl Subflow {
         }
     }
 
-    /// Build the ACK for everything received so far.
-    pub fn make_ack(&mut self, conn: u32, data_ack: u64, window_edge: u64, now: SimTime) -> Packet {
+    /// Send the ACK for everything received so far, into `out`.
+    pub fn send_ack(
+        &mut self,
+        conn: u32,
+        data_ack: u64,
+        window_edge: u64,
+        now: SimTime,
+        out: &mut Vec<Packet>,
+    ) {
         self.unacked_segments = 0;
         self.delack_timer.cancel();
-        Packet {
+        out.push(Packet {
             kind: PacketKind::Ack,
             hop: 0,
             subflow: self.index,
@@ -745,7 +753,7 @@ impl Subflow {
             } else {
                 NO_SACK
             },
-        }
+        });
     }
 }
 
@@ -773,7 +781,14 @@ mod tests {
         sf.cwnd = 200.0 * SEG as f64;
         let mut queue = EventQueue::new();
         for k in 0..segments {
-            sf.send_new(0, k * SEG, MSS_BYTES, SimTime::ZERO, &mut queue);
+            sf.send_new(
+                0,
+                k * SEG,
+                MSS_BYTES,
+                SimTime::ZERO,
+                &mut queue,
+                &mut Vec::new(),
+            );
         }
         let cc = Cc::new(CcKind::Reno, CcParams::from_options(&opts), 1);
         Sender {

@@ -20,9 +20,9 @@ impl DelayLine {
     }
 
     /// Insert a packet; returns the time of a new head event to schedule, if the line was empty.
-    pub fn push(&mut self, now: SimTime, pkt: Packet) -> Option<SimTime> {
+    pub fn push(&mut self, now: SimTime, pkt: &Packet) -> Option<SimTime> {
         let at = now + self.delay;
-        self.pipe.push_back((at, pkt));
+        self.pipe.push_back((at, *pkt));
         (self.pipe.len() == 1).then_some(at)
     }
 }

@@ -149,7 +149,7 @@ impl LinkDir {
     }
 
     /// Offer a packet to the link at `now`.
-    pub fn enqueue(&mut self, pkt: Packet, now: SimTime) -> Admission {
+    pub fn enqueue(&mut self, pkt: &Packet, now: SimTime) -> Admission {
         self.counters.offered += 1;
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.counters.random_drops += 1;
@@ -195,7 +195,7 @@ impl LinkDir {
             arrival = arrival.max(self.last_arrival);
         }
         self.last_arrival = arrival;
-        self.pipe.push_back((arrival, pkt));
+        self.pipe.push_back((arrival, *pkt));
         if self.pipe.len() == 1 {
             Admission::ArrivalEvent(arrival)
         } else {

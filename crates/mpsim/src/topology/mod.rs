@@ -122,7 +122,7 @@ impl Network {
     }
 
     /// Put a packet on `hop` (its next one); a pipe that was empty gets its arrival event.
-    pub fn enter_hop(&mut self, hop: Hop, pkt: Packet, now: SimTime, events: &mut EventQueue) {
+    pub fn enter_hop(&mut self, hop: Hop, pkt: &Packet, now: SimTime, events: &mut EventQueue) {
         match hop {
             Hop::Link(l) => {
                 if let Admission::ArrivalEvent(t) = self.links[l as usize].enqueue(pkt, now) {

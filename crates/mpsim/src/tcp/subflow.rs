@@ -563,7 +563,9 @@ impl Subflow {
             self.retx_scan = self.snd_una;
             self.counters.fast_retransmits += 1;
         }
-        self.skip_settled_segments();
+        if self.sack && self.in_recovery {
+            self.skip_settled_segments();
+        }
         out
     }
 

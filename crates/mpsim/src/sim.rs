@@ -18,6 +18,10 @@ use crate::topology::{Hop, Network};
 /// identical users do not move in lock-step.
 const COPY_START_SPREAD: SimTime = SimTime(100_000_000);
 
+/// Below this many connections their state stays in the processor's caches and loading the
+/// next arrival's connection early (`Connection::warm`) is pure overhead.
+const WARM_MIN_CONNECTIONS: usize = 64;
+
 pub struct Simulator<'s> {
     scenario: &'s Scenario,
     net: Network,
@@ -179,10 +183,12 @@ impl<'s> Simulator<'s> {
     /// A packet delivered is read where it lies and dropped from the pipe afterwards.
     fn arrive(&mut self, hop: Hop, now: SimTime) {
         let pipe = self.net.pipe(hop);
-        if let Some((_, p)) = pipe.get(1) {
-            // With thousands of connections their state is rarely in cache; loading the next
-            // arrival's now lets the memory fetch overlap this packet's work (`Connection::warm`).
-            std::hint::black_box(self.conns[p.conn as usize].warm(p.subflow));
+        if self.conns.len() >= WARM_MIN_CONNECTIONS {
+            if let Some((_, p)) = pipe.get(1) {
+                // With thousands of connections their state is rarely in cache; loading the
+                // next arrival's now lets the memory fetch overlap this packet's work.
+                std::hint::black_box(self.conns[p.conn as usize].warm(p.subflow));
+            }
         }
         let (_, pkt) = pipe.front().expect("scheduled arrival has a packet");
         let next = pkt.hop + 1;

@@ -120,7 +120,7 @@ impl Connection {
         start: SimTime,
         warmup: SimTime,
     ) -> Connection {
-        let subflows: Vec<Subflow> = routes
+        let mut subflows: Vec<Subflow> = routes
             .iter()
             .enumerate()
             .map(|(i, &(f, r, rtt))| Subflow::new(i as u16, f, r, rtt, &spec.tcp))
@@ -132,6 +132,9 @@ impl Connection {
             BufferMode::Auto => None,
         };
         let rcv_cap = spec.rcvbuf_max_bytes.unwrap_or(DEFAULT_BUFFER_CAP_BYTES);
+        for sf in &mut subflows {
+            sf.track_rcv_rtt = rcv_fixed.is_none();
+        }
         Connection {
             id,
             index,

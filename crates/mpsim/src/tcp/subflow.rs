@@ -125,8 +125,10 @@ pub struct Subflow {
     ts_recent: u64,
     unacked_segments: u32,
     pub delack_timer: Timer,
-    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps.
+    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps. Kept only when
+    /// `track_rcv_rtt` is set: receive-buffer auto-tuning is its one reader.
     pub rcv_rtt: f64,
+    pub track_rcv_rtt: bool,
 
     pub counters: SubflowCounters,
 }
@@ -185,6 +187,7 @@ impl Subflow {
             unacked_segments: 0,
             delack_timer: Timer::default(),
             rcv_rtt: 0.0,
+            track_rcv_rtt: true,
             counters: SubflowCounters::default(),
         }
     }
@@ -657,7 +660,7 @@ impl Subflow {
     /// Data arrives at the receiver. In-order payload is appended to `delivered` as (dsn, len).
     /// Returns true when an ACK must go out now.
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime, delivered: &mut Vec<(u64, u32)>) -> bool {
-        if pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
+        if self.track_rcv_rtt && pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
             let sample = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
             self.rcv_rtt = if self.rcv_rtt == 0.0 {
                 sample

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mptcplab.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+# The `run_cli` fixture of tests/conftest.py.
+CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def test_a_scheduler_the_kernel_lacks_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_a_scheduler_the_kernel_lacks_is_one_line_and_exit_2(
+    tmp_path: Path, run_cli: CliRunner
+) -> None:
     path = tmp_path / "s.json"
     path.write_text(
         json.dumps(
@@ -46,7 +41,7 @@ def test_a_scheduler_the_kernel_lacks_is_one_line_and_exit_2(tmp_path: Path) -> 
     assert "flows[0].scheduler" in lines[0] and "mptcplab sim" in lines[0]
 
 
-def test_a_malformed_scenario_names_the_file_and_field(tmp_path: Path) -> None:
+def test_a_malformed_scenario_names_the_file_and_field(tmp_path: Path, run_cli: CliRunner) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(
         'duration_s = 1.0\n[[links]]\nid = "a"\ncapcity_mbps = 8.0\ndelay_ms = 1.0\n'
@@ -60,7 +55,7 @@ def test_a_malformed_scenario_names_the_file_and_field(tmp_path: Path) -> None:
 
 @pytest.mark.root
 @pytest.mark.usefixtures("emulator")
-def test_doctor_says_the_emulator_can_run_on_a_capable_machine() -> None:
+def test_doctor_says_the_emulator_can_run_on_a_capable_machine(run_cli: CliRunner) -> None:
     out = run_cli("doctor")
     assert out.returncode == 0, out.stdout
     for check in ("root", "TUN devices", "network namespaces", "MPTCP", "linkem"):

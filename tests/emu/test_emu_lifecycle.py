@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from emu_helpers import link, tcp_flow
 from mptcplab import emu
 from mptcplab.backends.emu import netns, rundir
 from mptcplab.backends.emu.addressing import run_id_of_namespace
+
+# The `run_cli` fixture of tests/conftest.py.
+CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 
 pytestmark = [pytest.mark.root, pytest.mark.usefixtures("emulator")]
 
@@ -76,7 +80,7 @@ def test_a_finished_run_leaves_nothing_behind() -> None:
     assert leftovers(report["backend"]["run_id"]) == NOTHING
 
 
-def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path) -> None:
+def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path, run_cli: CliRunner) -> None:
     before = set(rundir.run_ids())
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, json.dumps(small(60.0))])
     try:
@@ -86,13 +90,7 @@ def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path) -> None:
         # The namespaces survive the orchestrator; the lock does not.
         assert leftovers(run_id)["namespaces"]
         assert not rundir.is_alive(run_id)
-        out = subprocess.run(
-            [sys.executable, "-m", "mptcplab.cli", "clean"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        out = run_cli("clean")
         assert out.returncode == 0, out.stderr
         assert f"mptcplab-{run_id}-c0" in out.stdout
         assert leftovers(run_id) == NOTHING

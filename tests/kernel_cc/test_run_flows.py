@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,9 @@ from mptcplab import emu, sim
 from mptcplab.backends import kernel_cc
 from mptcplab.backends.emu import netns, rundir
 from mptcplab.backends.emu.addressing import run_id_of_namespace
+
+# The `run_cli` fixture of tests/conftest.py.
+CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 
 pytestmark = pytest.mark.root
 
@@ -319,7 +323,7 @@ def _new_live_run(before: set[str], timeout_s: float = 30.0) -> str:
 
 
 def test_a_killed_coupled_run_is_cleaned_of_namespaces_registrations_and_maps(
-    kernel: None, tmp_path: Path
+    kernel: None, tmp_path: Path, run_cli: CliRunner
 ) -> None:
     path = tmp_path / "long.json"
     path.write_text(json.dumps({**shared_bottleneck("olia"), "duration_s": 60.0}))
@@ -332,13 +336,7 @@ def test_a_killed_coupled_run_is_cleaned_of_namespaces_registrations_and_maps(
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         assert _our_namespaces(run_id), "SIGKILL leaves the namespaces for `mptcplab clean`"
-        out = subprocess.run(
-            [sys.executable, "-m", "mptcplab.cli", "clean"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        out = run_cli("clean")
         assert out.returncode == 0, out.stderr
         assert _our_namespaces(run_id) == []
         assert not registered_ccs() & set(kernel_cc.NAMES), out.stdout

@@ -219,20 +219,14 @@ impl<'s> Simulator<'s> {
     pub fn run(mut self) -> Report {
         loop {
             let net = &self.net;
-            let next_arrival = |event| {
-                let pipe = match event {
-                    Event::LinkArrival(l) => &net.links[l as usize].pipe,
-                    Event::DelayArrival(d) => &net.delay_lines[d as usize].pipe,
-                    _ => unreachable!("only arrivals come from the arrival heap"),
-                };
-                pipe.get(1).map(|(t, _)| *t)
-            };
+            let next_arrival = |event| net.pipe(arrival_hop(event)).get(1).map(|(t, _)| *t);
             let Some((now, event)) = self.events.pop_until(self.end, next_arrival) else {
                 break;
             };
             match event {
-                Event::LinkArrival(l) => self.arrive(Hop::Link(l), now),
-                Event::DelayArrival(d) => self.arrive(Hop::Delay(d), now),
+                Event::LinkArrival(_) | Event::DelayArrival(_) => {
+                    self.arrive(arrival_hop(event), now);
+                }
                 Event::Rto { conn, .. }
                 | Event::DelayedAck { conn, .. }
                 | Event::SubflowStart { conn, .. }
@@ -399,6 +393,15 @@ impl<'s> Simulator<'s> {
             .find(|f| f.id == base_id)
             .map(|f| f.paths[subflow].clone())
             .unwrap_or_default()
+    }
+}
+
+/// The hop whose pipe an arrival event belongs to.
+fn arrival_hop(event: Event) -> Hop {
+    match event {
+        Event::LinkArrival(l) => Hop::Link(l),
+        Event::DelayArrival(d) => Hop::Delay(d),
+        _ => unreachable!("only arrivals come from a pipe"),
     }
 }
 

@@ -120,7 +120,7 @@ impl Connection {
         start: SimTime,
         warmup: SimTime,
     ) -> Connection {
-        let mut subflows: Vec<Subflow> = routes
+        let subflows: Vec<Subflow> = routes
             .iter()
             .enumerate()
             .map(|(i, &(f, r, rtt))| Subflow::new(i as u16, f, r, rtt, &spec.tcp))
@@ -132,9 +132,6 @@ impl Connection {
             BufferMode::Auto => None,
         };
         let rcv_cap = spec.rcvbuf_max_bytes.unwrap_or(DEFAULT_BUFFER_CAP_BYTES);
-        for sf in &mut subflows {
-            sf.track_rcv_rtt = rcv_fixed.is_none();
-        }
         Connection {
             id,
             index,
@@ -480,7 +477,8 @@ impl Connection {
         let s = pkt.subflow as usize;
         let mut delivered = std::mem::take(&mut self.delivered_scratch);
         delivered.clear();
-        let ack_now = self.subflows[s].on_data(pkt, ctx.now, &mut delivered);
+        let auto_tuned = self.rb.auto_tuned();
+        let ack_now = self.subflows[s].on_data(pkt, ctx.now, auto_tuned, &mut delivered);
         let sub_ooo = self.subflow_ooo();
         let mut advanced = false;
         for &(dsn, len) in &delivered {
@@ -490,7 +488,7 @@ impl Connection {
         self.rb.peak_occupancy = self.rb.peak_occupancy.max(self.rb.occupancy(sub_ooo));
         if advanced {
             self.app.on_read(self.rb.rcv_nxt, ctx.now);
-            if self.rb.auto_tuned() {
+            if auto_tuned {
                 let rtt = self.subflows.iter().map(|s| s.rcv_rtt).fold(0.0, f64::max);
                 self.rb.autotune(ctx.now, rtt);
             }

@@ -125,10 +125,9 @@ pub struct Subflow {
     ts_recent: u64,
     unacked_segments: u32,
     pub delack_timer: Timer,
-    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps. Kept only when
-    /// `track_rcv_rtt` is set: receive-buffer auto-tuning is its one reader.
+    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps; kept only for
+    /// receive-buffer auto-tuning, its one reader.
     pub rcv_rtt: f64,
-    pub track_rcv_rtt: bool,
 
     pub counters: SubflowCounters,
 }
@@ -187,7 +186,6 @@ impl Subflow {
             unacked_segments: 0,
             delack_timer: Timer::default(),
             rcv_rtt: 0.0,
-            track_rcv_rtt: true,
             counters: SubflowCounters::default(),
         }
     }
@@ -219,13 +217,18 @@ impl Subflow {
     /// Nothing to send but new data: no go-back-N sweep, no SACK recovery and nothing assigned.
     /// A cheap test that spares the window and loss computations on most ACKs.
     pub fn owes_nothing(&self) -> bool {
-        self.assigned.is_empty() && !self.go_back_n() && !(self.sack && self.in_recovery)
+        self.assigned.is_empty() && !self.go_back_n() && !self.in_sack_recovery()
     }
 
     /// Retransmissions are waiting: go-back-N after a timeout, or segments SACK recovery
     /// considers lost.
     pub fn has_retransmissions_pending(&self) -> bool {
-        self.go_back_n() || (self.sack && self.in_recovery && self.next_lost().is_some())
+        self.go_back_n() || self.next_lost().is_some()
+    }
+
+    /// In loss recovery driven by SACK (RFC 6675), where lost segments are looked for.
+    fn in_sack_recovery(&self) -> bool {
+        self.sack && self.in_recovery
     }
 
     /// The go-back-N sweep that follows a timeout has not reached the highest data sent.
@@ -234,11 +237,17 @@ impl Subflow {
     }
 
     /// Index of the next segment to retransmit in SACK recovery: unSACKed, not yet
-    /// retransmitted, with 3 MSS SACKed above it (FACK).
+    /// retransmitted, with 3 MSS SACKed above it (FACK). The test for recovery is inlined into
+    /// the per-ACK callers; the scan is not.
+    #[inline]
     fn next_lost(&self) -> Option<usize> {
-        if !(self.sack && self.in_recovery) {
+        if !self.in_sack_recovery() {
             return None;
         }
+        self.scan_for_lost()
+    }
+
+    fn scan_for_lost(&self) -> Option<usize> {
         let threshold = 3 * self.mss as u64;
         let start = self.segs.partition_point(|s| s.seq < self.retx_scan);
         self.segs
@@ -369,7 +378,7 @@ impl Subflow {
         queue: &mut crate::event::EventQueue,
     ) -> Option<Packet> {
         let seg = *self.segs.front()?;
-        if self.sack && self.in_recovery && !seg.retransmitted && !seg.sacked {
+        if self.in_sack_recovery() && !seg.retransmitted && !seg.sacked {
             self.segs[0].retransmitted = true;
             self.retx_outstanding += seg.len as u64;
         }
@@ -566,9 +575,7 @@ impl Subflow {
             self.retx_scan = self.snd_una;
             self.counters.fast_retransmits += 1;
         }
-        if self.sack && self.in_recovery {
-            self.skip_settled_segments();
-        }
+        self.skip_settled_segments();
         out
     }
 
@@ -576,10 +583,14 @@ impl Subflow {
     /// retransmitted: they can no longer be [`Subflow::next_lost`]'s answer in this recovery,
     /// and without this every call would walk over them again (twice per ACK). Skipping them
     /// never changes the answer: the FACK threshold only gets harder to meet further on.
+    #[inline]
     fn skip_settled_segments(&mut self) {
-        if !(self.sack && self.in_recovery) {
-            return;
+        if self.in_sack_recovery() {
+            self.advance_retx_scan();
         }
+    }
+
+    fn advance_retx_scan(&mut self) {
         let start = self.segs.partition_point(|s| s.seq < self.retx_scan);
         for seg in self.segs.range(start..) {
             if !(seg.sacked || seg.retransmitted) {
@@ -657,10 +668,17 @@ impl Subflow {
         true
     }
 
-    /// Data arrives at the receiver. In-order payload is appended to `delivered` as (dsn, len).
-    /// Returns true when an ACK must go out now.
-    pub fn on_data(&mut self, pkt: &Packet, now: SimTime, delivered: &mut Vec<(u64, u32)>) -> bool {
-        if self.track_rcv_rtt && pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
+    /// Data arrives at the receiver. In-order payload is appended to `delivered` as (dsn, len);
+    /// `track_rcv_rtt`: update the receiver RTT estimate. Returns true when an ACK must go out
+    /// now.
+    pub fn on_data(
+        &mut self,
+        pkt: &Packet,
+        now: SimTime,
+        track_rcv_rtt: bool,
+        delivered: &mut Vec<(u64, u32)>,
+    ) -> bool {
+        if track_rcv_rtt && pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
             let sample = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
             self.rcv_rtt = if self.rcv_rtt == 0.0 {
                 sample

@@ -100,6 +100,9 @@ pub struct Connection {
     reinject: VecDeque<(u64, u32, u32)>,
     /// MPTCP-level retransmission timer (upstream semantics, linger scheduler only).
     rtx_timer: Timer,
+    /// Upstream `msk->timer_ival`: the interval every (re)start of `rtx_timer` uses, taken
+    /// from the subflows' pending timeouts when the scheduler last handed out data.
+    timer_ival: SimTime,
     rwnd_blocked_since: Option<SimTime>,
     pub app: Application,
     // Receiver, connection level.
@@ -159,6 +162,7 @@ impl Connection {
             chunks: VecDeque::new(),
             reinject: VecDeque::new(),
             rtx_timer: Timer::default(),
+            timer_ival: UPSTREAM_MIN_TIMEOUT,
             rwnd_blocked_since: None,
             app: Application::new(&spec.app, start),
             rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
@@ -396,6 +400,10 @@ impl Connection {
                 self.clear_rwnd_blocked(ctx.now);
                 self.rr_last = s;
                 if self.scheduler == SchedulerKind::Linger {
+                    // `mptcp_subflow_get_send` and `__subflow_push_pending` recompute the
+                    // interval only here, when data goes out; a DATA_ACK restarts the timer
+                    // with the interval as it was then.
+                    self.timer_ival = self.upstream_timeout(ctx.now);
                     self.assign_burst(s);
                     self.drain_subflow(s, ctx);
                     continue;
@@ -565,8 +573,9 @@ impl Connection {
             .unwrap_or(UPSTREAM_MIN_TIMEOUT)
     }
 
-    /// Start the MPTCP-level timer while data is unacknowledged at the data level (`reset`:
-    /// restart it even if it is running), stop it when everything is acknowledged.
+    /// Start the MPTCP-level timer for `timer_ival` while data is unacknowledged at the data
+    /// level (`reset`: restart it even if it is running, `mptcp_reset_rtx_timer`), stop it when
+    /// everything is acknowledged.
     fn arm_upstream_rtx(&mut self, ctx: &mut Ctx, reset: bool) {
         if !self.upstream_retransmission() {
             return;
@@ -574,7 +583,7 @@ impl Connection {
         if self.data_una >= self.snd_nxt_dsn {
             self.rtx_timer.cancel();
         } else if reset || self.rtx_timer.deadline().is_none() {
-            let deadline = ctx.now + self.upstream_timeout(ctx.now);
+            let deadline = ctx.now + self.timer_ival;
             let event = Event::MptcpRetransmit { conn: self.index };
             self.rtx_timer.set(deadline, ctx.events, event);
         }
@@ -737,8 +746,12 @@ mod tests {
     use super::*;
 
     fn connection(protocol: &str, paths: usize) -> Connection {
+        connection_with(protocol, paths, "minrtt")
+    }
+
+    fn connection_with(protocol: &str, paths: usize, scheduler: &str) -> Connection {
         let spec: FlowSpec = serde_json::from_value(serde_json::json!({
-            "id": "f", "protocol": protocol, "cc": "cubic",
+            "id": "f", "protocol": protocol, "cc": "cubic", "scheduler": scheduler,
             "paths": (0..paths).map(|i| vec![format!("l{i}")]).collect::<Vec<_>>()
         }))
         .expect("valid flow");
@@ -765,5 +778,42 @@ mod tests {
         assert_eq!(m.sndbuf_limit(), 368_128);
         let t = connection("tcp", 1);
         assert_eq!(t.sndbuf_limit(), 2 * 10 * 2304);
+    }
+
+    /// Upstream `mptcp_reset_rtx_timer` restarts the data-level timer with `timer_ival`, which
+    /// only the scheduler (`mptcp_subflow_get_send`) and `__subflow_push_pending` set, from the
+    /// subflows' pending timeouts at that moment. A DATA_ACK later restarts it with that same
+    /// interval even though the subflows' timers have moved since.
+    #[test]
+    fn data_level_timer_restarts_with_the_interval_of_the_last_push() {
+        let mut c = connection_with("mptcp", 2, "linger");
+        c.peer_edge = c.rb.window_edge(0); // the SYN/ACK's window
+        let mut events = EventQueue::new();
+        let mut out = Vec::new();
+        let rto = |subflow| Event::Rto { conn: 0, subflow };
+        c.subflows[0]
+            .rto_timer
+            .set(SimTime::from_millis(300), &mut events, rto(0));
+        let mut ctx = Ctx {
+            now: SimTime::ZERO,
+            events: &mut events,
+            out: &mut out,
+        };
+        c.push(&mut ctx);
+        assert!(!out.is_empty(), "the push sent data");
+        assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(300)));
+
+        let now = SimTime::from_millis(100);
+        for (i, sf) in c.subflows.iter_mut().enumerate() {
+            sf.rto_timer
+                .set(SimTime::from_millis(1100), &mut events, rto(i as u16));
+        }
+        let mut ctx = Ctx {
+            now,
+            events: &mut events,
+            out: &mut out,
+        };
+        c.arm_upstream_rtx(&mut ctx, true);
+        assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(400)));
     }
 }

@@ -38,6 +38,12 @@ const SNDBUF_BYTES_PER_SEGMENT: f64 = 2.0 * 2304.0;
 const MPTCP_SNDBUF_BASE_BYTES: f64 = 4096.0;
 /// TCP_INIT_CWND: the floor of the segment count in `tcp_sndbuf_expand`.
 const SNDBUF_MIN_SEGMENTS: f64 = 10.0;
+/// The segment count `tcp_sndbuf_expand` sizes a subflow's send buffer for: its largest
+/// congestion window so far (sk_sndbuf never shrinks), at least TCP_INIT_CWND.
+fn sndbuf_segments(sf: &Subflow) -> f64 {
+    (sf.cwnd.max(sf.counters.max_cwnd) / sf.mss() as f64).max(SNDBUF_MIN_SEGMENTS)
+}
+
 /// Upstream `__mptcp_retrans` re-sends one data fragment per expiry: the head
 /// `mptcp_data_frag`, at most a 32 KiB page fragment.
 const UPSTREAM_RETRANS_BYTES: u64 = 32 * 1024;
@@ -194,12 +200,11 @@ impl Connection {
         match self.sndbuf_fixed {
             Some(b) => b,
             None => {
-                let mss = self.mss as f64;
                 let segments: f64 = self
                     .subflows
                     .iter()
                     .filter(|s| s.established)
-                    .map(|s| (s.cwnd.max(s.counters.max_cwnd) / mss).max(SNDBUF_MIN_SEGMENTS))
+                    .map(sndbuf_segments)
                     .sum();
                 let mut bytes = SNDBUF_BYTES_PER_SEGMENT * segments.max(SNDBUF_MIN_SEGMENTS);
                 if self.protocol == Protocol::Mptcp {
@@ -209,6 +214,18 @@ impl Connection {
                 (bytes as u64).min(self.sndbuf_cap)
             }
         }
+    }
+
+    /// `sk_stream_memory_free` of subflow `s`: its queued data (in flight and handed over)
+    /// below its own send buffer, which a fixed buffer sets to the connection's
+    /// (`mptcp_sockopt_sync`) and auto-tuning grows like a TCP socket's, up to the cap.
+    fn send_memory_free(&self, s: usize) -> bool {
+        let sf = &self.subflows[s];
+        let sndbuf = match self.sndbuf_fixed {
+            Some(b) => b,
+            None => ((SNDBUF_BYTES_PER_SEGMENT * sndbuf_segments(sf)) as u64).min(self.sndbuf_cap),
+        };
+        sf.flight() + sf.assigned_bytes < sndbuf
     }
 
     fn sndbuf_full(&self) -> bool {
@@ -389,6 +406,9 @@ impl Connection {
                 else {
                     break;
                 };
+                if self.scheduler == SchedulerKind::Linger && !self.send_memory_free(s) {
+                    break;
+                }
                 let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
                 if self.snd_nxt_dsn + len > self.peer_edge {
                     self.note_rwnd_blocked(ctx.now);
@@ -430,7 +450,10 @@ impl Connection {
     /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge.
     fn assign_burst(&mut self, s: usize) {
         let mut assigned = 0;
-        while assigned < LINGER_BURST_BYTES && self.snd_nxt_dsn < self.write_end {
+        while assigned < LINGER_BURST_BYTES
+            && self.snd_nxt_dsn < self.write_end
+            && self.send_memory_free(s)
+        {
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
             if self.snd_nxt_dsn + len > self.peer_edge {
                 break;
@@ -815,5 +838,31 @@ mod tests {
         };
         c.arm_upstream_rtx(&mut ctx, true);
         assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(400)));
+    }
+
+    /// Upstream `mptcp_subflow_get_send` takes the subflow whose queue drains soonest and, if
+    /// its send buffer is full, sends nothing: a fast subflow with a long queue is still the
+    /// choice over a slow one with a short queue, and a full one stops the push.
+    #[test]
+    fn linger_keeps_the_fastest_draining_subflow_even_with_a_long_queue() {
+        let mss = MSS_BYTES as f64;
+        let mut c = connection_with("mptcp", 2, "linger");
+        let (fast, slow) = c.subflows.split_at_mut(1);
+        fast[0].cwnd = 100.0 * mss;
+        fast[0].rtt.srtt = 0.010;
+        fast[0].assigned_bytes = 100_000;
+        slow[0].cwnd = 10.0 * mss;
+        slow[0].rtt.srtt = 0.500;
+        slow[0].assigned_bytes = 10_000;
+        // Drain times: 100 kB at 1.2 * 144.8 kB / 10 ms is 5.8 ms; 10 kB at 1.2 * 14.5 kB /
+        // 500 ms is 288 ms.
+        assert_eq!(scheduler::linger(&c.subflows, 0), Some(0));
+        assert!(
+            c.send_memory_free(0),
+            "100 kB is below 2 * 2304 B * 100 segments"
+        );
+        c.subflows[0].assigned_bytes = 500_000;
+        assert!(!c.send_memory_free(0), "500 kB is above 460.8 kB");
+        assert_eq!(scheduler::linger(&c.subflows, 0), Some(0));
     }
 }

@@ -57,19 +57,18 @@ pub fn round_robin(subflows: &[Subflow], last: usize, exclude_mask: u32) -> Opti
         .find(|&i| exclude_mask & (1 << i) == 0 && available(&subflows[i]))
 }
 
-/// Upstream linger-time choice: among established, non-stale subflows with free send space, the
-/// one with the smallest `queued / pacing_rate`. Linux pacing rate: 2·cwnd/srtt in slow start,
-/// 1.2·cwnd/srtt in congestion avoidance (bytes/s).
+/// Upstream linger-time choice: among established, non-stale subflows, the one with the
+/// smallest `queued / pacing_rate` (queued: in flight plus handed over, not yet sent). Linux
+/// pacing rate: 2·cwnd/srtt in slow start, 1.2·cwnd/srtt in congestion avoidance (bytes/s).
+/// Whether that subflow has send-buffer room is the caller's test: upstream returns no subflow
+/// when the fastest-draining one is full (`sk_stream_memory_free`), rather than falling back
+/// to a slower one.
 pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
     subflows
         .iter()
         .enumerate()
         .filter(|(i, sf)| {
-            exclude_mask & (1 << i) == 0
-                && sf.established
-                && !sf.is_stale()
-                && !sf.in_loss_state()
-                && sf.assigned_bytes < LINGER_BURST_BYTES
+            exclude_mask & (1 << i) == 0 && sf.established && !sf.is_stale() && !sf.in_loss_state()
         })
         .map(|(i, sf)| {
             let ratio = if sf.cwnd < sf.ssthresh { 2.0 } else { 1.2 };

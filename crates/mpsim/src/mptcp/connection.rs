@@ -110,6 +110,8 @@ pub struct Connection {
     /// from the subflows' pending timeouts when the scheduler last handed out data.
     timer_ival: SimTime,
     rwnd_blocked_since: Option<SimTime>,
+    /// The application found the send buffer full and waits for write space.
+    writer_asleep: bool,
     pub app: Application,
     // Receiver, connection level.
     pub rb: ReceiveBuffer,
@@ -170,6 +172,7 @@ impl Connection {
             rtx_timer: Timer::default(),
             timer_ival: UPSTREAM_MIN_TIMEOUT,
             rwnd_blocked_since: None,
+            writer_asleep: false,
             app: Application::new(&spec.app, start),
             rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
             delivered_scratch: Vec::new(),
@@ -232,13 +235,25 @@ impl Connection {
         self.write_end - self.data_una >= self.sndbuf_limit()
     }
 
+    /// The application writes what the send buffer admits. A writer that filled it sleeps
+    /// until the free space is at least half the queued data (`sk_stream_write_space`, and
+    /// `mptcp_write_space` for MPTCP: `__sk_stream_is_writeable(sk, 1)`), so it refills from
+    /// two thirds of the buffer, not from the first freed byte.
     fn app_write(&mut self, now: SimTime) {
         let limit = self.sndbuf_limit();
         let used = self.write_end - self.data_una;
+        if self.writer_asleep {
+            if limit.saturating_sub(used) < used / 2 {
+                return;
+            }
+            self.writer_asleep = false;
+        }
         if used < limit {
             let written = self.app.write(self.write_end, limit - used, now);
             self.write_end += written;
         }
+        self.writer_asleep =
+            self.write_end - self.data_una >= limit && self.app.wants_to_write(self.write_end);
     }
 
     /// The receive-buffer optimisations apply to MPTCP with the schedulers that call them in
@@ -864,5 +879,23 @@ mod tests {
         c.subflows[0].assigned_bytes = 500_000;
         assert!(!c.send_memory_free(0), "500 kB is above 460.8 kB");
         assert_eq!(scheduler::linger(&c.subflows, 0), Some(0));
+    }
+
+    /// `sk_stream_write_space`: a writer that filled the send buffer is woken when the free
+    /// space is at least half of what is queued, i.e. once the queue is down to two thirds of
+    /// the buffer (TCP and MPTCP sockets alike).
+    #[test]
+    fn a_writer_that_filled_the_send_buffer_waits_for_a_third_of_it() {
+        let mut c = connection("tcp", 1);
+        let limit = c.sndbuf_limit(); // 46 080: ten segments' worth
+        c.app_write(SimTime::ZERO);
+        assert_eq!(c.write_end - c.data_una, limit);
+        // Acknowledging one byte short of a third frees space the writer does not see.
+        c.data_una = limit / 3 - 1;
+        c.app_write(SimTime::ZERO);
+        assert_eq!(c.write_end, limit);
+        c.data_una = limit / 3;
+        c.app_write(SimTime::ZERO);
+        assert_eq!(c.write_end - c.data_una, limit);
     }
 }

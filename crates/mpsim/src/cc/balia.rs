@@ -102,10 +102,10 @@ impl CongestionControl for Balia {
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
         let v = &subflows[i];
         match self.rates(i, subflows) {
-            None => self.params.halved_flight(v),
+            None => self.params.halved_window(v),
             Some(x) => {
-                let decrease = v.flight_bytes / 2.0 * x.alpha().min(1.5);
-                (v.flight_bytes - decrease).max(self.params.min_ssthresh)
+                let decrease = v.cwnd / 2.0 * x.alpha().min(1.5);
+                (v.cwnd - decrease).max(self.params.min_ssthresh)
             }
         }
     }
@@ -177,8 +177,8 @@ mod tests {
         let x: Vec<f64> = w.iter().zip(&rtt).map(|(w, t)| w / t).collect();
         let max = x.iter().copied().fold(0.0, f64::max);
         for r in 0..3 {
-            let reno_decrease = vs[r].flight_bytes / 2.0;
-            let decrease = vs[r].flight_bytes - balia.ssthresh_after_loss(r, &vs, SimTime::ZERO);
+            let reno_decrease = vs[r].cwnd / 2.0;
+            let decrease = vs[r].cwnd - balia.ssthresh_after_loss(r, &vs, SimTime::ZERO);
             let factor = decrease / reno_decrease;
             assert!((1.0..=1.5).contains(&factor), "path {r}: factor {factor}");
             assert!((factor - (max / x[r]).min(1.5)).abs() < 1e-12);
@@ -188,8 +188,7 @@ mod tests {
         let vs = views(&[30.0, 10.0, 24.0], &[0.1, 0.1, 0.1]);
         let factors: Vec<f64> = (0..3)
             .map(|r| {
-                (vs[r].flight_bytes - balia.ssthresh_after_loss(r, &vs, SimTime::ZERO))
-                    / (vs[r].flight_bytes / 2.0)
+                (vs[r].cwnd - balia.ssthresh_after_loss(r, &vs, SimTime::ZERO)) / (vs[r].cwnd / 2.0)
             })
             .collect();
         for (got, want) in factors.iter().zip([1.0, 1.5, 1.25]) {
@@ -221,9 +220,9 @@ mod tests {
                     reno.on_ack_ca(0, &vs, bytes, SimTime::ZERO)
                 );
             }
-            for flight in [1.0, 7.0, 31.4] {
+            for cwnd in [1.0, 7.0, 31.4] {
                 let mut vs = vs.clone();
-                vs[0].flight_bytes = flight * MSS;
+                vs[0].cwnd = cwnd * MSS;
                 assert_eq!(
                     balia.ssthresh_after_loss(0, &vs, SimTime::ZERO),
                     reno.ssthresh_after_loss(0, &vs, SimTime::ZERO)
@@ -236,7 +235,7 @@ mod tests {
     /// implementation's own hooks; zero at a fluid equilibrium.
     fn balance(balia: &mut Balia, vs: &[SubflowView], r: usize, p: f64) -> (f64, f64) {
         let inc = (balia.on_ack_ca(r, vs, MSS as u64, SimTime::ZERO) - vs[r].cwnd) / MSS;
-        let dec = (vs[r].flight_bytes - balia.ssthresh_after_loss(r, vs, SimTime::ZERO)) / MSS;
+        let dec = (vs[r].cwnd - balia.ssthresh_after_loss(r, vs, SimTime::ZERO)) / MSS;
         (inc, p * dec)
     }
 
@@ -276,7 +275,6 @@ mod tests {
                 let w = snapshot[r].cwnd;
                 let next = w + dt * (w / MSS / rtt[r]) * (inc - dec) * MSS;
                 vs[r].cwnd = next.max(MSS);
-                vs[r].flight_bytes = vs[r].cwnd;
                 vs[r].ssthresh = vs[r].cwnd;
             }
         }

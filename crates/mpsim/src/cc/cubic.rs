@@ -178,7 +178,7 @@ impl CongestionControl for Cubic {
         });
         e.cwnd_prior = cwnd;
         e.alpha = ALPHA_AIMD;
-        (v.flight_bytes * BETA).max(self.params.min_ssthresh)
+        (v.cwnd * BETA).max(self.params.min_ssthresh)
     }
 
     fn on_congestion_event(
@@ -277,7 +277,6 @@ mod tests {
         /// (fast recovery collapsed to an instant) or to 1 MSS on a timeout.
         fn loss(&mut self, timeout: bool) {
             let now = SimTime::from_secs_f64(self.now_s);
-            self.view.flight_bytes = self.view.cwnd;
             self.cc.on_congestion_event(0, &[self.view], now, timeout);
             let ssthresh = self.cc.ssthresh_after_loss(0, &[self.view], now);
             self.view.ssthresh = ssthresh;
@@ -361,13 +360,12 @@ mod tests {
     }
 
     #[test]
-    fn loss_sets_ssthresh_to_beta_flight_with_two_mss_floor() {
+    fn loss_sets_ssthresh_to_beta_cwnd_with_two_mss_floor() {
         let mut cubic = Cubic::new(params(), 1);
-        let mut v = Flow::new(100.0, 0.1).view;
-        v.flight_bytes = 80.0 * MSS;
+        let mut v = Flow::new(80.0, 0.1).view;
         cubic.on_congestion_event(0, &[v], SimTime::ZERO, false);
         assert!((cubic.ssthresh_after_loss(0, &[v], SimTime::ZERO) - 56.0 * MSS).abs() < 1e-9);
-        v.flight_bytes = 2.0 * MSS;
+        v.cwnd = 2.0 * MSS;
         assert_eq!(cubic.ssthresh_after_loss(0, &[v], SimTime::ZERO), 2.0 * MSS);
     }
 

@@ -79,7 +79,7 @@ impl CongestionControl for Lia {
     }
 
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
-        self.params.halved_flight(&subflows[i])
+        self.params.halved_window(&subflows[i])
     }
 }
 
@@ -220,12 +220,12 @@ mod tests {
     }
 
     #[test]
-    fn loss_halves_the_flight_with_floor() {
+    fn loss_halves_the_window_with_floor() {
         let mut lia = Lia::new(params(CountMode::PerAck, 2.0), 2);
         let mut vs = views(&[10.0, 20.0], &[0.05, 0.1]);
-        vs[1].flight_bytes = 16.0 * MSS;
+        vs[1].cwnd = 16.0 * MSS;
         assert_eq!(lia.ssthresh_after_loss(1, &vs, SimTime::ZERO), 8.0 * MSS);
-        vs[0].flight_bytes = 3.0 * MSS;
+        vs[0].cwnd = 3.0 * MSS;
         assert_eq!(lia.ssthresh_after_loss(0, &vs, SimTime::ZERO), 2.0 * MSS);
     }
 
@@ -246,7 +246,6 @@ mod tests {
                 let acks_per_s = w / MSS / rtt[i];
                 let next = w + dt * acks_per_s * (inc - p[i] * dec);
                 vs[i].cwnd = next.max(MSS);
-                vs[i].flight_bytes = vs[i].cwnd;
                 vs[i].ssthresh = vs[i].cwnd;
             }
         }

@@ -42,8 +42,6 @@ pub struct SubflowView {
     pub in_recovery: bool,
     /// Established and allowed to carry data.
     pub established: bool,
-    /// Bytes sent and not yet acknowledged.
-    pub flight_bytes: f64,
     /// Cumulative bytes acknowledged on this subflow (its `snd_una` relative to the ISN).
     pub snd_una: u64,
     /// Next sequence number to send (relative to the ISN).
@@ -110,9 +108,11 @@ impl CcParams {
         }
     }
 
-    /// Reno's ssthresh after a congestion event: half the flight, at least the floor.
-    pub fn halved_flight(&self, v: &SubflowView) -> f64 {
-        (v.flight_bytes / 2.0).max(self.min_ssthresh)
+    /// Reno's ssthresh after a congestion event: half the congestion window, at least the
+    /// floor. Linux `tcp_reno_ssthresh` halves `snd_cwnd`; RFC 5681 halves FlightSize, the same
+    /// data for a window-limited sender.
+    pub fn halved_window(&self, v: &SubflowView) -> f64 {
+        (v.cwnd / 2.0).max(self.min_ssthresh)
     }
 }
 

@@ -138,7 +138,7 @@ impl CongestionControl for Olia {
     }
 
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
-        self.params.halved_flight(&subflows[i])
+        self.params.halved_window(&subflows[i])
     }
 
     fn on_congestion_event(
@@ -364,7 +364,6 @@ mod tests {
                 let dec = w - olia.ssthresh_after_loss(r, &snapshot, SimTime::ZERO);
                 let next = w + dt * (w / MSS / rtt[r]) * (inc - p[r] * dec);
                 vs[r].cwnd = next.max(MSS);
-                vs[r].flight_bytes = vs[r].cwnd;
                 vs[r].ssthresh = vs[r].cwnd;
             }
         }

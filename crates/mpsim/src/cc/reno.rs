@@ -29,6 +29,6 @@ impl CongestionControl for Reno {
     }
 
     fn ssthresh_after_loss(&mut self, i: usize, subflows: &[SubflowView], _now: SimTime) -> f64 {
-        self.params.halved_flight(&subflows[i])
+        self.params.halved_window(&subflows[i])
     }
 }

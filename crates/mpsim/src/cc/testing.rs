@@ -24,7 +24,6 @@ pub fn view(w_segments: f64, rtt_s: f64) -> SubflowView {
         mss: MSS,
         in_recovery: false,
         established: true,
-        flight_bytes: w_segments * MSS,
         snd_una: 0,
         snd_nxt: 0,
     }

@@ -282,14 +282,6 @@ impl Subflow {
             mss: self.mss as f64,
             in_recovery: self.in_recovery,
             established: self.established,
-            // The data really in the network: with SACK, what left the network (SACKed) does not
-            // count, so the window after a loss is half of what was in flight, as Linux's
-            // cwnd-based ssthresh and RFC 6675's pipe give, not half of the sequence span.
-            flight_bytes: u64_to_f64(if self.sack {
-                self.pipe()
-            } else {
-                self.flight()
-            }),
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
         }
@@ -637,14 +629,7 @@ impl Subflow {
             return false;
         }
         let i = self.index as usize;
-        // RFC 5681 §3.1 eq. (4): after a timeout ssthresh comes from FlightSize, the data
-        // outstanding, not from the SACK pipe: when the timer fires, most of the window may have
-        // been SACKed, and half of the little that is left would collapse ssthresh (Linux's
-        // cwnd-based ssthresh does not shrink that way either).
-        views[i] = SubflowView {
-            flight_bytes: self.flight() as f64,
-            ..self.view()
-        };
+        views[i] = self.view();
         cc.on_congestion_event(i, views, now, true);
         // Linux `tcp_enter_loss`: ssthresh is recomputed only when the timeout starts a new
         // episode from the Open state; a timeout during fast recovery keeps the ssthresh that
@@ -856,11 +841,13 @@ mod tests {
         }
     }
 
-    /// RFC 5681 §3.1 eq. (4): a timeout in the Open state sets ssthresh to half the data
-    /// outstanding.
+    /// Linux `tcp_enter_loss` (`tcp_reno_ssthresh`): a timeout in the Open state sets ssthresh
+    /// to half the congestion window, here all in flight (RFC 5681 §3.1 eq. (4) halves the
+    /// same data).
     #[test]
-    fn a_timeout_halves_the_flight_size() {
+    fn a_timeout_halves_the_window() {
         let mut s = sender(10);
+        s.sf.cwnd = 10.0 * SEG as f64;
         s.timeout();
         assert_eq!(s.sf.ssthresh, 5.0 * SEG as f64);
         assert_eq!(s.sf.cwnd, SEG as f64);
@@ -871,14 +858,16 @@ mod tests {
     #[test]
     fn a_timeout_during_recovery_keeps_its_ssthresh() {
         let mut s = sender(100);
+        s.sf.cwnd = 100.0 * SEG as f64;
         let mut k = 2;
         while !s.sf.in_recovery {
             s.dup_ack_sacking(k);
             k += 1;
         }
         let ssthresh = s.sf.ssthresh;
-        // FACK enters recovery once more than 3 segments are SACKed: pipe = 100 − 4 segments.
-        assert_eq!(ssthresh, 48.0 * SEG as f64);
+        // Linux `tcp_reno_ssthresh`: half the 100-segment window, however much of it the
+        // SACKs have already shown to have left the network.
+        assert_eq!(ssthresh, 50.0 * SEG as f64);
         s.dup_ack_sacking(100);
         s.timeout();
         assert_eq!(s.sf.ssthresh, ssthresh);

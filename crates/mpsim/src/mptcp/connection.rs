@@ -38,12 +38,6 @@ const SNDBUF_BYTES_PER_SEGMENT: f64 = 2.0 * 2304.0;
 const MPTCP_SNDBUF_BASE_BYTES: f64 = 4096.0;
 /// TCP_INIT_CWND: the floor of the segment count in `tcp_sndbuf_expand`.
 const SNDBUF_MIN_SEGMENTS: f64 = 10.0;
-/// The segment count `tcp_sndbuf_expand` sizes a subflow's send buffer for: its largest
-/// congestion window so far (sk_sndbuf never shrinks), at least TCP_INIT_CWND.
-fn sndbuf_segments(sf: &Subflow) -> f64 {
-    (sf.cwnd.max(sf.counters.max_cwnd) / sf.mss() as f64).max(SNDBUF_MIN_SEGMENTS)
-}
-
 /// Upstream `__mptcp_retrans` re-sends one data fragment per expiry: the head
 /// `mptcp_data_frag`, at most a 32 KiB page fragment.
 const UPSTREAM_RETRANS_BYTES: u64 = 32 * 1024;
@@ -52,6 +46,12 @@ const UPSTREAM_MIN_TIMEOUT: SimTime = SimTime(200_000_000);
 /// `net.mptcp.stale_loss_cnt` default: retransmission periods without progress before a busy
 /// subflow is marked stale.
 const STALE_LOSS_CNT: u8 = 4;
+
+/// The segment count `tcp_sndbuf_expand` sizes a subflow's send buffer for: its largest
+/// congestion window so far (sk_sndbuf never shrinks), at least TCP_INIT_CWND.
+fn sndbuf_segments(sf: &Subflow) -> f64 {
+    (sf.cwnd.max(sf.counters.max_cwnd) / sf.mss() as f64).max(SNDBUF_MIN_SEGMENTS)
+}
 
 /// What the engine hands a connection when it runs: the clock, the event list and the outbox.
 pub struct Ctx<'a> {

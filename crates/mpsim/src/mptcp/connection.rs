@@ -238,7 +238,8 @@ impl Connection {
     /// The application writes what the send buffer admits. A writer that filled it sleeps
     /// until the free space is at least half the queued data (`sk_stream_write_space`, and
     /// `mptcp_write_space` for MPTCP: `__sk_stream_is_writeable(sk, 1)`), so it refills from
-    /// two thirds of the buffer, not from the first freed byte.
+    /// two thirds of the buffer, not from the first freed byte. Inlined into both push loops.
+    #[inline(always)]
     fn app_write(&mut self, now: SimTime) {
         let limit = self.sndbuf_limit();
         let used = self.write_end - self.data_una;
@@ -385,28 +386,53 @@ impl Connection {
         false
     }
 
+    /// The subflow the scheduler picks for the next segment, those in `excluded` aside.
+    /// `available` is the push loop's cache of [`scheduler::available_mask`]: None until the
+    /// first pick and again after anything that may have changed other subflows than the one
+    /// sent on. Inlined into the push loop, which calls it at least twice per ACK.
+    #[inline(always)]
+    fn pick(&self, excluded: u32, available: &mut Option<u32>) -> Option<usize> {
+        if self.scheduler == SchedulerKind::Linger {
+            return scheduler::linger(&self.subflows, excluded);
+        }
+        let mask = *available.get_or_insert_with(|| scheduler::available_mask(&self.subflows));
+        scheduler::pick(
+            self.scheduler,
+            &self.subflows,
+            self.rr_last,
+            mask & !excluded,
+        )
+    }
+
     /// Schedule as much as the windows allow.
     pub fn push(&mut self, ctx: &mut Ctx) {
+        if self.subflows.len() == 1
+            && self.scheduler != SchedulerKind::Linger
+            && self.reinject.is_empty()
+        {
+            self.push_one_subflow(ctx);
+            return;
+        }
         self.app_write(ctx.now);
         for s in 0..self.subflows.len() {
             self.drain_subflow(s, ctx);
         }
+        let mut available = None;
         loop {
             if let Some(&(dsn, len, mask)) = self.reinject.front() {
                 if dsn + len as u64 <= self.data_una {
                     self.reinject.pop_front();
                     continue;
                 }
-                match scheduler::pick(self.scheduler, &self.subflows, self.rr_last, mask) {
+                match self.pick(mask, &mut available) {
                     Some(s) => {
                         self.reinject.pop_front();
                         self.send_copy(s, dsn, len, ctx);
+                        available = None;
                         continue;
                     }
                     None => {
-                        if scheduler::pick(self.scheduler, &self.subflows, self.rr_last, 0)
-                            .is_none()
-                        {
+                        if self.pick(0, &mut available).is_none() {
                             break; // every subflow is busy: wait
                         }
                         // Only subflows that already carry it have room: they retransmit it
@@ -417,8 +443,7 @@ impl Connection {
                 }
             }
             if self.snd_nxt_dsn < self.write_end {
-                let Some(s) = scheduler::pick(self.scheduler, &self.subflows, self.rr_last, 0)
-                else {
+                let Some(s) = self.pick(0, &mut available) else {
                     break;
                 };
                 if self.scheduler == SchedulerKind::Linger && !self.send_memory_free(s) {
@@ -427,7 +452,9 @@ impl Connection {
                 let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
                 if self.snd_nxt_dsn + len > self.peer_edge {
                     self.note_rwnd_blocked(ctx.now);
-                    if self.rbuf_optimization(s, ctx) {
+                    let sent = self.rbuf_optimization(s, ctx);
+                    available = None; // a penalty may have shrunk another subflow's window
+                    if sent {
                         continue;
                     }
                     break;
@@ -447,12 +474,21 @@ impl Connection {
                 self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
                 if self.scheduler == SchedulerKind::Redundant {
                     self.queue_redundant_copies(s, dsn, len, ctx);
+                    available = None;
+                } else if let Some(mask) = available.as_mut() {
+                    // New data on `s` changed only its window: it was available, so it had no
+                    // assigned data, loss state or retransmission owed, and a segment sent past
+                    // everything SACKed creates none.
+                    if !self.subflows[s].has_cwnd_space() {
+                        *mask &= !(1 << s);
+                    }
                 }
                 continue;
             }
             if self.app.wants_to_write(self.write_end) && self.sndbuf_full() {
-                if let Some(s) = scheduler::pick(self.scheduler, &self.subflows, self.rr_last, 0) {
+                if let Some(s) = self.pick(0, &mut available) {
                     if self.rbuf_optimization(s, ctx) {
+                        available = None;
                         continue;
                     }
                 }
@@ -460,6 +496,34 @@ impl Connection {
             break;
         }
         self.arm_upstream_rtx(ctx, false);
+    }
+
+    /// [`Connection::push`] for one subflow (plain TCP) under the out-of-tree schedulers, with
+    /// no reinjection queued, taking the same decisions with less work: the scheduler's only
+    /// choice is whether the subflow is available, the receive-buffer optimisations need a
+    /// second subflow, there are no redundant copies to make, and the data-level timer belongs
+    /// to linger. After a segment of new data only the window can have closed (see `push`).
+    #[inline(never)]
+    fn push_one_subflow(&mut self, ctx: &mut Ctx) {
+        self.app_write(ctx.now);
+        self.drain_subflow(0, ctx);
+        if self.snd_nxt_dsn >= self.write_end || !scheduler::available(&self.subflows[0]) {
+            return;
+        }
+        loop {
+            let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
+            if self.snd_nxt_dsn + len > self.peer_edge {
+                self.note_rwnd_blocked(ctx.now);
+                return;
+            }
+            self.clear_rwnd_blocked(ctx.now);
+            self.rr_last = 0;
+            let (dsn, len) = self.take_new(0);
+            self.subflows[0].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
+            if self.snd_nxt_dsn >= self.write_end || !self.subflows[0].has_cwnd_space() {
+                return;
+            }
+        }
     }
 
     /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge.

@@ -33,12 +33,21 @@ fn srtt_or_base(sf: &Subflow) -> f64 {
     }
 }
 
-/// The lowest-RTT available subflow not in `exclude_mask`.
-/// Ties go to the first subflow.
-pub fn min_rtt(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
+/// The subflows [`available`] now, as a bit mask (a connection has at most 32 subflows). The
+/// push loop computes it once and then only updates the subflow it sent on.
+pub fn available_mask(subflows: &[Subflow]) -> u32 {
+    subflows
+        .iter()
+        .enumerate()
+        .filter(|(_, sf)| available(sf))
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// The lowest-RTT subflow of `candidates`. Ties go to the first subflow.
+fn min_rtt(subflows: &[Subflow], candidates: u32) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, sf) in subflows.iter().enumerate() {
-        if exclude_mask & (1 << i) != 0 || !available(sf) {
+        if candidates & (1 << i) == 0 {
             continue;
         }
         let rtt = srtt_or_base(sf);
@@ -49,12 +58,11 @@ pub fn min_rtt(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
     best.map(|(i, _)| i)
 }
 
-/// The next available subflow after `last`, cyclically.
-pub fn round_robin(subflows: &[Subflow], last: usize, exclude_mask: u32) -> Option<usize> {
-    let n = subflows.len();
+/// The next subflow of `candidates` after `last`, cyclically.
+fn round_robin(n: usize, last: usize, candidates: u32) -> Option<usize> {
     (1..=n)
         .map(|k| (last + k) % n)
-        .find(|&i| exclude_mask & (1 << i) == 0 && available(&subflows[i]))
+        .find(|&i| candidates & (1 << i) != 0)
 }
 
 /// Upstream linger-time choice: among established, non-stale subflows, the one with the
@@ -80,24 +88,22 @@ pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// Pick the subflow for the next segment. Inlined into the push loop, which calls it at least
-/// twice per ACK: for one subflow it comes down to a few comparisons.
+/// Pick the subflow for the next segment among `candidates`, a mask of available subflows, for
+/// the out-of-tree schedulers (linger chooses by [`linger`]). With one candidate or none, as
+/// always for plain TCP, every one of them has the same answer.
 #[inline(always)]
 pub fn pick(
     kind: SchedulerKind,
     subflows: &[Subflow],
     rr_last: usize,
-    exclude_mask: u32,
+    candidates: u32,
 ) -> Option<usize> {
-    if let [only] = subflows {
-        // One subflow (plain TCP): every scheduler but linger asks only whether it is available.
-        if kind != SchedulerKind::Linger {
-            return (exclude_mask & 1 == 0 && available(only)).then_some(0);
-        }
+    if candidates & candidates.wrapping_sub(1) == 0 {
+        return (candidates != 0).then_some(candidates.trailing_zeros() as usize);
     }
     match kind {
-        SchedulerKind::Minrtt | SchedulerKind::Redundant => min_rtt(subflows, exclude_mask),
-        SchedulerKind::Roundrobin => round_robin(subflows, rr_last, exclude_mask),
-        SchedulerKind::Linger => linger(subflows, exclude_mask),
+        SchedulerKind::Minrtt | SchedulerKind::Redundant => min_rtt(subflows, candidates),
+        SchedulerKind::Roundrobin => round_robin(subflows.len(), rr_last, candidates),
+        SchedulerKind::Linger => unreachable!("linger picks by drain time"),
     }
 }

@@ -409,15 +409,23 @@ impl Connection {
         )
     }
 
-    /// Schedule as much as the windows allow.
+    /// Schedule as much as the windows allow. Inlined into its callers so that a one-subflow
+    /// connection goes straight to its own loop.
+    #[inline(always)]
     pub fn push(&mut self, ctx: &mut Ctx) {
         if self.subflows.len() == 1
             && self.scheduler != SchedulerKind::Linger
             && self.reinject.is_empty()
         {
             self.push_one_subflow(ctx);
-            return;
+        } else {
+            self.push_any(ctx);
         }
+    }
+
+    /// [`Connection::push`] for any number of subflows and every scheduler.
+    #[inline(never)]
+    fn push_any(&mut self, ctx: &mut Ctx) {
         self.app_write(ctx.now);
         for s in 0..self.subflows.len() {
             self.drain_subflow(s, ctx);

@@ -598,16 +598,15 @@ impl Connection {
 
     fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         let s = pkt.subflow as usize;
-        let mut delivered = std::mem::take(&mut self.delivered_scratch);
-        delivered.clear();
+        self.delivered_scratch.clear();
         let auto_tuned = self.rb.auto_tuned();
-        let ack_now = self.subflows[s].on_data(pkt, ctx.now, auto_tuned, &mut delivered);
+        let ack_now =
+            self.subflows[s].on_data(pkt, ctx.now, auto_tuned, &mut self.delivered_scratch);
         let sub_ooo = self.subflow_ooo();
         let mut advanced = false;
-        for &(dsn, len) in &delivered {
+        for &(dsn, len) in &self.delivered_scratch {
             advanced |= self.rb.receive(dsn, len, sub_ooo).is_some();
         }
-        self.delivered_scratch = delivered;
         self.rb.peak_occupancy = self.rb.peak_occupancy.max(self.rb.occupancy(sub_ooo));
         if advanced {
             self.app.on_read(self.rb.rcv_nxt, ctx.now);

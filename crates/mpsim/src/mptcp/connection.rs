@@ -23,7 +23,7 @@ use crate::scenario::{
     BufferMode, CcKind, FlowSpec, Protocol, SchedulerKind, DEFAULT_BUFFER_CAP_BYTES, MSS_BYTES,
 };
 use crate::tcp::Subflow;
-use crate::time::SimTime;
+use crate::time::{u64_to_f64, SimTime};
 use std::collections::VecDeque;
 
 /// Linux `tcp_sndbuf_expand`: sk_sndbuf = 2 · max(cwnd, TCP_INIT_CWND) · per_mss, where per_mss
@@ -520,9 +520,15 @@ impl Connection {
     fn push_one_subflow(&mut self, ctx: &mut Ctx) {
         self.app_write(ctx.now);
         self.drain_subflow(0, ctx);
-        if self.snd_nxt_dsn >= self.write_end || !scheduler::available(&self.subflows[0]) {
+        let sf = &self.subflows[0];
+        if self.snd_nxt_dsn >= self.write_end || !scheduler::available(sf) {
             return;
         }
+        // `has_cwnd_space` after each segment, without recomputing the data in the network: it
+        // grows by the segment (it is counted from the highest byte SACKed, which lies below new
+        // data) and the window stays.
+        let (cwnd, mss) = (sf.cwnd, sf.mss() as u64);
+        let mut pipe = sf.pipe();
         loop {
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
             if self.snd_nxt_dsn + len > self.peer_edge {
@@ -533,7 +539,10 @@ impl Connection {
             self.rr_last = 0;
             let (dsn, len) = self.take_new(0);
             self.subflows[0].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
-            if self.snd_nxt_dsn >= self.write_end || !self.subflows[0].has_cwnd_space() {
+            pipe += len as u64;
+            debug_assert_eq!(pipe, self.subflows[0].pipe());
+            let window_open = u64_to_f64(pipe + mss) <= cwnd;
+            if self.snd_nxt_dsn >= self.write_end || !window_open {
                 return;
             }
         }

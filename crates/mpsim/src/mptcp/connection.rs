@@ -427,10 +427,21 @@ impl Connection {
     #[inline(never)]
     fn push_any(&mut self, ctx: &mut Ctx) {
         self.app_write(ctx.now);
+        // The availability the out-of-tree schedulers pick from, worked out with the drains: a
+        // drain changes only its own subflow, and one that owes nothing needs the short test.
+        let out_of_tree = self.scheduler != SchedulerKind::Linger;
+        let mut mask = 0;
         for s in 0..self.subflows.len() {
-            self.drain_subflow(s, ctx);
+            let free = if self.subflows[s].owes_nothing() {
+                out_of_tree && scheduler::available_owing_nothing(&self.subflows[s])
+            } else {
+                self.send_owed(s, ctx);
+                out_of_tree && scheduler::available(&self.subflows[s])
+            };
+            mask |= (free as u32) << s;
         }
-        let mut available = None;
+        debug_assert!(!out_of_tree || mask == scheduler::available_mask(&self.subflows));
+        let mut available = out_of_tree.then_some(mask);
         loop {
             if let Some(&(dsn, len, mask)) = self.reinject.front() {
                 if dsn + len as u64 <= self.data_una {
@@ -519,9 +530,14 @@ impl Connection {
     #[inline(never)]
     fn push_one_subflow(&mut self, ctx: &mut Ctx) {
         self.app_write(ctx.now);
-        self.drain_subflow(0, ctx);
+        let free = if self.subflows[0].owes_nothing() {
+            scheduler::available_owing_nothing(&self.subflows[0])
+        } else {
+            self.send_owed(0, ctx);
+            scheduler::available(&self.subflows[0])
+        };
         let sf = &self.subflows[0];
-        if self.snd_nxt_dsn >= self.write_end || !scheduler::available(sf) {
+        if self.snd_nxt_dsn >= self.write_end || !free {
             return;
         }
         // `has_cwnd_space` after each segment, without recomputing the data in the network: it

@@ -25,6 +25,12 @@ pub fn available(sf: &Subflow) -> bool {
         && !sf.has_retransmissions_pending()
 }
 
+/// [`available`] for a subflow that owes nothing (`Subflow::owes_nothing`: nothing assigned, no
+/// go-back-N sweep or SACK recovery, hence no retransmission pending).
+pub fn available_owing_nothing(sf: &Subflow) -> bool {
+    sf.established && !sf.in_loss_state() && sf.has_cwnd_space()
+}
+
 fn srtt_or_base(sf: &Subflow) -> f64 {
     if sf.rtt.srtt > 0.0 {
         sf.rtt.srtt

@@ -18,22 +18,24 @@ use crate::time::SimTime;
 /// Initial auto-tuned window: Linux `tcp_rmem[1]` = 128 KiB with half of it advertised.
 pub const AUTO_INITIAL_BYTES: u64 = 64 * 1024;
 
+/// The fields every data packet reads come first (see [`super::Connection`]'s layout).
+#[repr(C)]
 pub struct ReceiveBuffer {
     /// DATA_ACK: the next DSN expected.
     pub rcv_nxt: u64,
-    ooo: ReorderQueue<u32>,
     pub ooo_bytes: u64,
     /// Current size (window budget), bytes.
     pub size: u64,
-    cap: u64,
-    auto: bool,
     right_edge: u64,
+    pub peak_occupancy: u64,
+    ooo: ReorderQueue<u32>,
+    auto: bool,
+    cap: u64,
     mss: u64,
     /// Dynamic right-sizing: bytes read in the last measurement, and when it started.
     space: u64,
     space_started: SimTime,
     read_at_space_start: u64,
-    pub peak_occupancy: u64,
 }
 
 impl ReceiveBuffer {

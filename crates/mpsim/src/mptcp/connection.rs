@@ -319,7 +319,7 @@ impl Connection {
     }
 
     /// Let subflow `s` send what it owes: go-back-N retransmissions, then data assigned to it.
-    /// The test is inlined into every push: on most ACKs the subflow owes nothing.
+    /// The test is inlined: on most calls the subflow owes nothing.
     #[inline(always)]
     fn drain_subflow(&mut self, s: usize, ctx: &mut Ctx) {
         if !self.subflows[s].owes_nothing() {
@@ -533,7 +533,7 @@ impl Connection {
     /// no reinjection queued, taking the same decisions with less work: the scheduler's only
     /// choice is whether the subflow is available, the receive-buffer optimisations need a
     /// second subflow, there are no redundant copies to make, and the data-level timer belongs
-    /// to linger. After a segment of new data only the window can have closed (see `push`).
+    /// to linger. After a segment of new data only the window can have closed (see `push_any`).
     #[inline(never)]
     fn push_one_subflow(&mut self, ctx: &mut Ctx) {
         self.app_write(ctx.now);

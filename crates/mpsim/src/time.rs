@@ -65,8 +65,16 @@ pub fn u64_to_f64(x: u64) -> f64 {
     if x <= i64::MAX as u64 {
         x as i64 as f64
     } else {
-        x as f64
+        u64_to_f64_above_i64_max(x)
     }
+}
+
+/// The other half of [`u64_to_f64`], out of line: inlined, the optimizer sees that both halves
+/// compute `x as f64` and merges them back into the six-instruction unsigned conversion.
+#[cold]
+#[inline(never)]
+fn u64_to_f64_above_i64_max(x: u64) -> f64 {
+    x as f64
 }
 
 impl Add for SimTime {

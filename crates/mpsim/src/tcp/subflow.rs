@@ -92,6 +92,10 @@ pub struct Subflow {
     partial_ack_seen: bool,
     /// Forward-most SACKed byte + 1 (FACK's snd_fack), at least snd_una.
     high_sacked: u64,
+    /// The last ACK number that came with SACK blocks, and the blocks: every segment wholly
+    /// inside one was marked SACKed then, and SACKed segments never lose the mark.
+    last_sack_ack: u64,
+    last_sack_blocks: SackBlocks,
     /// Retransmitted bytes of this recovery not yet (S)ACKed (FACK's retran_data).
     retx_outstanding: u64,
     /// Where the search for the next lost segment resumes.
@@ -164,6 +168,8 @@ impl Subflow {
             in_recovery: false,
             partial_ack_seen: false,
             high_sacked: 0,
+            last_sack_ack: 0,
+            last_sack_blocks: NO_SACK,
             retx_outstanding: 0,
             retx_scan: 0,
             rtt: RttEstimator::new(opts.rto_policy),
@@ -593,25 +599,59 @@ impl Subflow {
     }
 
     /// Mark the segments covered by SACK blocks (offsets from `ack`).
+    ///
+    /// A receiver repeats its blocks on every ACK, each grown by what arrived since, so walking
+    /// every block in full costs the square of the blocks' length over a recovery. Segments
+    /// wholly inside a block of the previous SACK are already marked and are skipped: only the
+    /// parts of a block below and above such an earlier block are walked.
     fn apply_sack(&mut self, ack: u64, blocks: &SackBlocks) {
+        let (known_ack, known) = (self.last_sack_ack, self.last_sack_blocks);
+        self.last_sack_ack = ack;
+        self.last_sack_blocks = *blocks;
         for &(lo, hi) in blocks {
             if hi <= lo {
                 continue;
             }
             let (start, end) = (ack + lo as u64, ack + hi as u64);
-            let first = self.segs.partition_point(|s| s.seq < start);
-            for seg in self.segs.range_mut(first..) {
-                if seg.seq + seg.len as u64 > end {
-                    break;
-                }
-                if !seg.sacked {
-                    seg.sacked = true;
-                    if seg.retransmitted {
-                        self.retx_outstanding -= seg.len as u64;
+            let earlier = known.iter().find_map(|&(lo, hi)| {
+                let (s, e) = (known_ack + lo as u64, known_ack + hi as u64);
+                (s < e && start <= s && e <= end).then_some((s, e))
+            });
+            match earlier {
+                Some((s, e)) => {
+                    if start < s {
+                        let first = self.segs.partition_point(|seg| seg.seq < start);
+                        self.mark_sacked(first, s, end);
                     }
+                    if e < end {
+                        // From the first segment not wholly inside the earlier block.
+                        let first = self
+                            .segs
+                            .partition_point(|seg| seg.seq + seg.len as u64 <= e);
+                        self.mark_sacked(first, u64::MAX, end);
+                    }
+                }
+                None => {
+                    let first = self.segs.partition_point(|seg| seg.seq < start);
+                    self.mark_sacked(first, u64::MAX, end);
                 }
             }
             self.high_sacked = self.high_sacked.max(end);
+        }
+    }
+
+    /// Mark SACKed the segments from index `first` on that start below `below` and end by `end`.
+    fn mark_sacked(&mut self, first: usize, below: u64, end: u64) {
+        for seg in self.segs.range_mut(first..) {
+            if seg.seq >= below || seg.seq + seg.len as u64 > end {
+                break;
+            }
+            if !seg.sacked {
+                seg.sacked = true;
+                if seg.retransmitted {
+                    self.retx_outstanding -= seg.len as u64;
+                }
+            }
         }
     }
 
@@ -812,6 +852,11 @@ mod tests {
         fn dup_ack_sacking(&mut self, upto: u64) {
             let mut sack = NO_SACK;
             sack[0] = (SEG as u32, (upto * SEG) as u32);
+            self.dup_ack_with(sack);
+        }
+
+        /// A duplicate ACK for byte 0 carrying `sack`.
+        fn dup_ack_with(&mut self, sack: SackBlocks) {
             let ack = Packet {
                 kind: PacketKind::Ack,
                 hop: 0,
@@ -838,6 +883,55 @@ mod tests {
             let (sf, cc, views, queue) =
                 (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
             assert!(sf.on_rto(0, now, cc, views, queue));
+        }
+    }
+
+    /// Skipping what earlier SACKs already marked leaves the scoreboard as marking every block
+    /// in full would: a segment is SACKed when it lies wholly inside any block received so far,
+    /// whether blocks grow, shrink, merge or jump around.
+    #[test]
+    fn sack_scoreboard_marks_every_segment_inside_any_block_received() {
+        let n = 40u64;
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % m
+        };
+        let half = SEG as u32 / 2;
+        for _ in 0..300 {
+            let mut s = sender(n);
+            let mut ever = vec![false; n as usize];
+            let mut sack = NO_SACK;
+            for _ in 0..12 {
+                for block in sack.iter_mut() {
+                    // Grow at either end by half or whole segments, or jump elsewhere.
+                    match next(6) {
+                        0 => block.1 = (block.1 + SEG as u32).min((n * SEG) as u32),
+                        1 => block.1 = (block.1 + half).min((n * SEG) as u32),
+                        2 => block.0 = block.0.saturating_sub(SEG as u32),
+                        3 => block.0 = block.0.saturating_sub(half),
+                        4 => {
+                            let lo = next(n) * SEG + next(2) * SEG / 2;
+                            let hi = (lo + next(4) * SEG / 2).min(n * SEG);
+                            *block = (lo as u32, hi as u32);
+                        }
+                        _ => {}
+                    }
+                }
+                for &(lo, hi) in &sack {
+                    for (k, marked) in ever.iter_mut().enumerate() {
+                        let (seq, end) = (k as u64 * SEG, (k as u64 + 1) * SEG);
+                        if lo < hi && seq >= lo as u64 && end <= hi as u64 {
+                            *marked = true;
+                        }
+                    }
+                }
+                s.dup_ack_with(sack);
+                let got: Vec<bool> = s.sf.segs.iter().map(|seg| seg.sacked).collect();
+                assert_eq!(got, ever);
+            }
         }
     }
 

@@ -294,8 +294,12 @@ impl Subflow {
     }
 
     fn current_rto(&self) -> SimTime {
-        let base = self.rtt.rto().0;
-        SimTime(base.saturating_mul(1u64 << self.backoff.min(20))).min(MAX_RTO)
+        let base = self.rtt.rto();
+        if self.backoff == 0 {
+            // Every RTT sample clears the backoff, and the estimator never exceeds MAX_RTO.
+            return base;
+        }
+        SimTime(base.0.saturating_mul(1u64 << self.backoff.min(20))).min(MAX_RTO)
     }
 
     fn arm_rto(&mut self, now: SimTime, queue: &mut crate::event::EventQueue, conn: u32) {

@@ -526,7 +526,10 @@ impl Subflow {
                     } else {
                         // `views[i]` is still this subflow's state: nothing above changed it
                         // outside recovery but ssthresh, which was copied there.
-                        self.cwnd = cc.on_ack_ca(i, views, acked, now).max(mss);
+                        // f64::max(cwnd, mss) (a NaN window gives mss either way) without
+                        // its NaN handling.
+                        let cwnd = cc.on_ack_ca(i, views, acked, now);
+                        self.cwnd = if cwnd > mss { cwnd } else { mss };
                     }
                 }
             }

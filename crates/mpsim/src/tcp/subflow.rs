@@ -90,7 +90,7 @@ pub struct Subflow {
     recover: u64,
     pub in_recovery: bool,
     partial_ack_seen: bool,
-    /// Forward-most SACKed byte + 1 (FACK's snd_fack), at least snd_una.
+    /// Forward-most SACKed byte + 1 (FACK's snd_fack), at least snd_una (raised with it).
     high_sacked: u64,
     /// The last ACK number that came with SACK blocks, and the blocks: every segment wholly
     /// inside one was marked SACKed then, and SACKed segments never lose the mark.
@@ -208,7 +208,9 @@ impl Subflow {
     /// during go-back-N after a timeout).
     pub fn pipe(&self) -> u64 {
         if self.sack && !self.go_back_n() {
-            let fack = self.high_sacked.max(self.snd_una).min(self.snd_nxt);
+            // `high_sacked` is never below `snd_una`: both move together on every ACK.
+            debug_assert!(self.high_sacked >= self.snd_una);
+            let fack = self.high_sacked.min(self.snd_nxt);
             self.snd_nxt - fack + self.retx_outstanding
         } else {
             self.flight()

@@ -65,75 +65,82 @@ pub struct AckOutcome {
     pub retransmit_head: bool,
 }
 
+/// The fields come in the order the per-packet work reads them: first what every ACK and the
+/// congestion control's view read (the view's fields leading, since the coupled controls read
+/// the siblings' too), then what every data segment reads at the receiver, then what only
+/// losses and the report read. With thousands of connections a subflow is rarely in cache, and
+/// the cache lines an ACK touches set its cost (`repr(C)` keeps the order).
+#[repr(C)]
 pub struct Subflow {
-    pub index: u16,
-    pub fwd_route: u32,
-    pub rev_route: u32,
-    pub base_rtt: SimTime,
-    pub established: bool,
-    pub start_time: SimTime,
-    mss: u32,
-    abc_limit: u32,
-    cwnd_limited_gate: bool,
-    delayed_ack: bool,
-    sack: bool,
-
-    // --- sender ---
+    // --- sender, on every ACK ---
     pub snd_una: u64,
     pub snd_nxt: u64,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub rtt: RttEstimator,
+    mss: u32,
+    pub index: u16,
+    pub established: bool,
+    pub in_recovery: bool,
+    partial_ack_seen: bool,
+    /// The head segment was already retransmitted by the timer (keep ssthresh on a repeat).
+    timeout_episode: bool,
+    /// Marked stale: skipped by the scheduler until an ACK arrives.
+    pub stale: bool,
+    cwnd_limited_gate: bool,
+    sack: bool,
+    delayed_ack: bool,
     /// Highest sequence sent + 1.
     pub high_data: u64,
     pub segs: VecDeque<SentSegment>,
-    pub cwnd: f64,
-    pub ssthresh: f64,
-    dupacks: u32,
+    pub rto_timer: Timer,
+    /// Data the scheduler assigned to this subflow and not yet sent: (dsn, len).
+    pub assigned: VecDeque<(u64, u32)>,
+    pub assigned_bytes: u64,
+    /// The peer's latest timestamp, echoed in data segments.
+    peer_ts: u64,
+    /// When the last ACK arrived (Linux `rcv_tstamp`).
+    pub rcv_tstamp: SimTime,
     recover: u64,
-    pub in_recovery: bool,
-    partial_ack_seen: bool,
     /// Forward-most SACKed byte + 1 (FACK's snd_fack), at least snd_una (raised with it).
     high_sacked: u64,
-    /// The last ACK number that came with SACK blocks, and the blocks: every segment wholly
-    /// inside one was marked SACKed then, and SACKed segments never lose the mark.
-    last_sack_ack: u64,
-    last_sack_blocks: SackBlocks,
     /// Retransmitted bytes of this recovery not yet (S)ACKed (FACK's retran_data).
     retx_outstanding: u64,
     /// Where the search for the next lost segment resumes.
     retx_scan: u64,
-    pub rtt: RttEstimator,
+    pub fwd_route: u32,
+    abc_limit: u32,
+    dupacks: u32,
     backoff: u32,
-    pub rto_timer: Timer,
-    /// The head segment was already retransmitted by the timer (keep ssthresh on a repeat).
-    timeout_episode: bool,
-    /// The peer's latest timestamp, echoed in data segments.
-    peer_ts: u64,
-    /// Data the scheduler assigned to this subflow and not yet sent: (dsn, len).
-    pub assigned: VecDeque<(u64, u32)>,
-    pub assigned_bytes: u64,
-    /// When the last ACK arrived (Linux `rcv_tstamp`).
-    pub rcv_tstamp: SimTime,
+    /// Read or written on every ACK, segment sent and segment received.
+    pub counters: SubflowCounters,
+
+    // --- receiver, on every data segment ---
+    pub rcv_nxt: u64,
+    pub ooo_bytes: u64,
+    ts_recent: u64,
+    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps; kept only for
+    /// receive-buffer auto-tuning, its one reader.
+    pub rcv_rtt: f64,
+    pub delack_timer: Timer,
+    pub rev_route: u32,
+    unacked_segments: u32,
+    /// Sequence number of the last out-of-order segment, reported first in SACK blocks.
+    last_ooo: Option<u64>,
+    ooo: ReorderQueue<(u32, u64)>,
+    ooo_ranges: RangeSet,
+
+    // --- losses, stale detection and the report ---
+    /// The last ACK number that came with SACK blocks, and the blocks: every segment wholly
+    /// inside one was marked SACKed then, and SACKed segments never lose the mark.
+    last_sack_ack: u64,
+    last_sack_blocks: SackBlocks,
     /// Upstream MPTCP's stale detection: retransmission periods without ACK progress, and the
     /// `rcv_tstamp` they were counted against (`mptcp_pm_subflow_chk_stale`).
     pub stale_count: u8,
     pub stale_rcv_tstamp: SimTime,
-    /// Marked stale: skipped by the scheduler until an ACK arrives.
-    pub stale: bool,
-
-    // --- receiver ---
-    pub rcv_nxt: u64,
-    ooo: ReorderQueue<(u32, u64)>,
-    ooo_ranges: RangeSet,
-    /// Sequence number of the last out-of-order segment, reported first in SACK blocks.
-    last_ooo: Option<u64>,
-    pub ooo_bytes: u64,
-    ts_recent: u64,
-    unacked_segments: u32,
-    pub delack_timer: Timer,
-    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps; kept only for
-    /// receive-buffer auto-tuning, its one reader.
-    pub rcv_rtt: f64,
-
-    pub counters: SubflowCounters,
+    pub base_rtt: SimTime,
+    pub start_time: SimTime,
 }
 
 impl Subflow {

@@ -184,9 +184,15 @@ impl<'s> Simulator<'s> {
     fn arrive(&mut self, hop: Hop, now: SimTime) {
         let pipe = self.net.pipe(hop);
         if self.conns.len() >= WARM_MIN_CONNECTIONS {
+            // With thousands of connections their state is rarely in cache. Loading it early
+            // lets the memory fetches overlap this packet's work, in stages so that no fetch
+            // waits for another: the connection two arrivals ahead (it holds where its
+            // subflows are), the subflow of the next arrival (whose connection the previous
+            // arrival loaded).
+            if let Some((_, p)) = pipe.get(2) {
+                std::hint::black_box(self.conns[p.conn as usize].warm_connection());
+            }
             if let Some((_, p)) = pipe.get(1) {
-                // With thousands of connections their state is rarely in cache; loading the
-                // next arrival's now lets the memory fetch overlap this packet's work.
                 std::hint::black_box(self.conns[p.conn as usize].warm(p.subflow));
             }
         }

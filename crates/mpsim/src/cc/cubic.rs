@@ -201,6 +201,8 @@ impl CongestionControl for Cubic {
         i: usize,
         subflows: &[SubflowView],
         rtt_s: f64,
+        snd_una: u64,
+        snd_nxt: u64,
         now: SimTime,
     ) -> Option<f64> {
         if !self.params.hystart {
@@ -218,8 +220,8 @@ impl CongestionControl for Cubic {
             ssthresh: v.ssthresh,
             mss,
             srtt_s: v.srtt_s,
-            snd_una: v.snd_una,
-            snd_nxt: v.snd_nxt,
+            snd_una,
+            snd_nxt,
         };
         self.hystart[i]
             .on_rtt_sample(&state, rtt_s, now, watch)

@@ -42,10 +42,6 @@ pub struct SubflowView {
     pub in_recovery: bool,
     /// Established and allowed to carry data.
     pub established: bool,
-    /// Cumulative bytes acknowledged on this subflow (its `snd_una` relative to the ISN).
-    pub snd_una: u64,
-    /// Next sequence number to send (relative to the ISN).
-    pub snd_nxt: u64,
 }
 
 impl SubflowView {
@@ -144,12 +140,16 @@ pub trait CongestionControl {
     fn on_ack_any(&mut self, _i: usize, _subflows: &[SubflowView], _bytes_acked: u64) {}
 
     /// An ACK that advances `snd_una` and carries an RTT sample of `rtt_s` seconds, before the
-    /// window grows. Returns a new ssthresh to end slow start (CUBIC's HyStart).
+    /// window grows; `snd_una` and `snd_nxt` are subflow `i`'s, after the ACK (relative to the
+    /// ISN). Returns a new ssthresh to end slow start (CUBIC's HyStart).
+    #[allow(clippy::too_many_arguments)]
     fn on_rtt_sample(
         &mut self,
         _i: usize,
         _subflows: &[SubflowView],
         _rtt_s: f64,
+        _snd_una: u64,
+        _snd_nxt: u64,
         _now: SimTime,
     ) -> Option<f64> {
         None
@@ -224,10 +224,12 @@ impl CongestionControl for Cc {
         i: usize,
         subflows: &[SubflowView],
         rtt_s: f64,
+        snd_una: u64,
+        snd_nxt: u64,
         now: SimTime,
     ) -> Option<f64> {
         match self {
-            Cc::Cubic(c) => c.on_rtt_sample(i, subflows, rtt_s, now),
+            Cc::Cubic(c) => c.on_rtt_sample(i, subflows, rtt_s, snd_una, snd_nxt, now),
             Cc::Reno(_) | Cc::Olia(_) | Cc::Lia(_) | Cc::Balia(_) => None,
         }
     }

@@ -24,7 +24,5 @@ pub fn view(w_segments: f64, rtt_s: f64) -> SubflowView {
         mss: MSS,
         in_recovery: false,
         established: true,
-        snd_una: 0,
-        snd_nxt: 0,
     }
 }

@@ -100,6 +100,9 @@ pub struct Connection {
     data_una: u64,
     peer_edge: u64,
     rr_last: usize,
+    /// The congestion control's view of each subflow ([`Subflow::view`]), kept current where the
+    /// subflows change (ACKs, timeouts, the handshake, penalties) rather than re-copied before
+    /// every call: a coupled algorithm reads all of them on every ACK.
     views: Vec<SubflowView>,
     snd_nxt_dsn: u64,
     write_end: u64,
@@ -156,7 +159,7 @@ impl Connection {
             protocol: spec.protocol,
             cc_kind,
             cc: Cc::new(cc_kind, CcParams::from_options(&spec.tcp), n),
-            views: vec![SubflowView::default(); n],
+            views: subflows.iter().map(Subflow::view).collect(),
             subflows,
             scheduler: spec.scheduler,
             rr_last: n - 1,
@@ -189,17 +192,13 @@ impl Connection {
         }
     }
 
-    /// Coupled algorithms read every sibling of subflow `s`; `s` refreshes its own view before
-    /// each congestion-control call, so uncoupled algorithms need nothing here.
-    fn refresh_views(&mut self, s: usize) {
-        if !matches!(self.cc_kind, CcKind::Lia | CcKind::Olia | CcKind::Balia) {
-            return;
-        }
-        for (j, (v, sf)) in self.views.iter_mut().zip(&self.subflows).enumerate() {
-            if j != s {
-                *v = sf.view();
-            }
-        }
+    /// Every view is its subflow's current one (checked in debug builds before each
+    /// congestion-control call).
+    fn views_are_current(&self) -> bool {
+        self.views
+            .iter()
+            .zip(&self.subflows)
+            .all(|(v, sf)| *v == sf.view())
     }
 
     /// The send buffer: fixed, or grown like Linux's (`tcp_sndbuf_expand`, see
@@ -390,6 +389,7 @@ impl Connection {
             ctx.now,
         ) {
             self.counters.penalizations += 1;
+            self.views[head.holder] = self.subflows[head.holder].view();
         }
         if should_retransmit_opportunistically(&self.rbuf_opts, &self.subflows, s, &head) {
             self.send_copy(s, head.dsn, head.len, ctx);
@@ -687,7 +687,7 @@ impl Connection {
             }
         }
         self.peer_edge = self.peer_edge.max(pkt.window_edge);
-        self.refresh_views(s);
+        debug_assert!(self.views_are_current());
         let outcome = self.subflows[s].on_ack(
             self.index,
             pkt,
@@ -781,7 +781,7 @@ impl Connection {
                 if !self.subflows[s].rto_timer.fire(ctx.now, ctx.events, event) {
                     return;
                 }
-                self.refresh_views(s);
+                debug_assert!(self.views_are_current());
                 if self.subflows[s].on_rto(
                     self.index,
                     ctx.now,
@@ -812,6 +812,7 @@ impl Connection {
                 sf.start_time = ctx.now;
                 // The handshake gives the first RTT sample, as in Linux.
                 sf.rtt.sample(sf.base_rtt.as_secs_f64());
+                self.views[subflow as usize] = sf.view();
                 if subflow == 0 {
                     // The SYN/ACK carried the peer's initial window.
                     self.peer_edge = self.rb.window_edge(0);

@@ -297,8 +297,6 @@ impl Subflow {
             mss: self.mss as f64,
             in_recovery: self.in_recovery,
             established: self.established,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
         }
     }
 
@@ -436,7 +434,7 @@ impl Subflow {
     }
 
     /// Process an ACK at the sender. `views` must hold the current view of every subflow of the
-    /// connection; this subflow's entry is refreshed before each congestion-control call.
+    /// connection, and still does on return: this subflow's entry follows its changes.
     #[allow(clippy::too_many_arguments)]
     pub fn on_ack(
         &mut self,
@@ -478,14 +476,17 @@ impl Subflow {
             let rtt_sample = (pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr).then(|| {
                 let rtt_s = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
                 self.rtt.sample(rtt_s);
+                // The only field of the view an ACK changes before the congestion control runs.
+                views[i].srtt_s = self.rtt.srtt;
                 self.backoff = 0;
                 rtt_s
             });
             self.timeout_episode = false;
             self.dupacks = 0;
-            views[i] = self.view();
+            debug_assert_eq!(views[i], self.view());
             if let Some(rtt_s) = rtt_sample {
-                if let Some(ssthresh) = cc.on_rtt_sample(i, views, rtt_s, now) {
+                let (una, nxt) = (self.snd_una, self.snd_nxt);
+                if let Some(ssthresh) = cc.on_rtt_sample(i, views, rtt_s, una, nxt, now) {
                     self.ssthresh = ssthresh;
                     views[i].ssthresh = ssthresh;
                 }
@@ -556,7 +557,7 @@ impl Subflow {
                 }
             } else if self.dupacks == DUP_THRESH && ack >= self.recover {
                 // RFC 6582 §3.2 step 1: only dupACKs beyond `recover` start a new recovery.
-                views[i] = self.view();
+                debug_assert_eq!(views[i], self.view());
                 cc.on_congestion_event(i, views, now, false);
                 self.ssthresh = cc.ssthresh_after_loss(i, views, now);
                 self.recover = self.high_data;
@@ -590,6 +591,10 @@ impl Subflow {
             self.counters.fast_retransmits += 1;
         }
         self.skip_settled_segments();
+        // The fields of the view an ACK can have changed since.
+        let v = &mut views[i];
+        (v.cwnd, v.ssthresh, v.in_recovery) = (self.cwnd, self.ssthresh, self.in_recovery);
+        debug_assert_eq!(views[i], self.view());
         out
     }
 
@@ -672,7 +677,7 @@ impl Subflow {
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1). Returns false when
-    /// there was nothing outstanding.
+    /// there was nothing outstanding. `views` as for [`Subflow::on_ack`].
     pub fn on_rto(
         &mut self,
         conn: u32,
@@ -685,7 +690,7 @@ impl Subflow {
             return false;
         }
         let i = self.index as usize;
-        views[i] = self.view();
+        debug_assert_eq!(views[i], self.view());
         cc.on_congestion_event(i, views, now, true);
         // Linux `tcp_enter_loss`: ssthresh is recomputed only when the timeout starts a new
         // episode from the Open state; a timeout during fast recovery keeps the ssthresh that
@@ -706,6 +711,7 @@ impl Subflow {
         }
         self.counters.timeouts += 1;
         self.arm_rto(now, queue, conn);
+        views[i] = self.view();
         true
     }
 
@@ -856,9 +862,9 @@ mod tests {
         }
         let cc = Cc::new(CcKind::Reno, CcParams::from_options(&opts), 1);
         Sender {
+            views: vec![sf.view()],
             sf,
             cc,
-            views: vec![SubflowView::default()],
             queue,
         }
     }
@@ -958,6 +964,7 @@ mod tests {
     fn a_timeout_halves_the_window() {
         let mut s = sender(10);
         s.sf.cwnd = 10.0 * SEG as f64;
+        s.views[0] = s.sf.view();
         s.timeout();
         assert_eq!(s.sf.ssthresh, 5.0 * SEG as f64);
         assert_eq!(s.sf.cwnd, SEG as f64);
@@ -969,6 +976,7 @@ mod tests {
     fn a_timeout_during_recovery_keeps_its_ssthresh() {
         let mut s = sender(100);
         s.sf.cwnd = 100.0 * SEG as f64;
+        s.views[0] = s.sf.view();
         let mut k = 2;
         while !s.sf.in_recovery {
             s.dup_ack_sacking(k);

@@ -574,12 +574,13 @@ impl Subflow {
             }
         }
         // FACK's trigger: more than DupThresh segments' worth SACKed above snd_una, even when
-        // fewer than three duplicate ACKs arrived (losses with new data acknowledged).
-        if self.sack
+        // fewer than three duplicate ACKs arrived (losses with new data acknowledged). The
+        // SACKed amount comes first: nearly every ACK fails that test alone.
+        if self.high_sacked > self.snd_una + DUP_THRESH as u64 * self.mss as u64
+            && self.sack
             && !self.in_recovery
             && !self.timeout_episode
             && self.snd_una >= self.recover
-            && self.high_sacked > self.snd_una + DUP_THRESH as u64 * self.mss as u64
         {
             views[i] = self.view();
             cc.on_congestion_event(i, views, now, false);

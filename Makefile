@@ -46,6 +46,9 @@ test: build
 	$(CARGO) fmt --all -- --check
 	$(VENV)/bin/ruff check python tests scripts crates/linkem/benches
 	$(CARGO) test --release --workspace --quiet
+	# The random-scenario properties again with debug assertions on: they check the
+	# simulator's cached state (congestion-control views, send pipe) against a recomputation.
+	$(CARGO) test -p mpsim --test properties --quiet
 	$(PY) -m pytest -q
 
 lint: build

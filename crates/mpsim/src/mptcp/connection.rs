@@ -23,7 +23,7 @@ use crate::scenario::{
     BufferMode, CcKind, FlowSpec, Protocol, SchedulerKind, DEFAULT_BUFFER_CAP_BYTES, MSS_BYTES,
 };
 use crate::tcp::Subflow;
-use crate::time::{u64_to_f64, SimTime};
+use crate::time::SimTime;
 use std::collections::VecDeque;
 
 /// Linux `tcp_sndbuf_expand`: sk_sndbuf = 2 · max(cwnd, TCP_INIT_CWND) · per_mss, where per_mss
@@ -329,6 +329,18 @@ impl Connection {
         }
     }
 
+    /// [`Connection::drain_subflow`], then whether subflow `s` is [`scheduler::available`]
+    /// (the short test when it owed nothing, since draining changes nothing then).
+    #[inline(always)]
+    fn drain_then_available(&mut self, s: usize, ctx: &mut Ctx) -> bool {
+        if self.subflows[s].owes_nothing() {
+            scheduler::available_owing_nothing(&self.subflows[s])
+        } else {
+            self.send_owed(s, ctx);
+            scheduler::available(&self.subflows[s])
+        }
+    }
+
     fn send_owed(&mut self, s: usize, ctx: &mut Ctx) {
         loop {
             let sf = &mut self.subflows[s];
@@ -442,13 +454,11 @@ impl Connection {
         let out_of_tree = self.scheduler != SchedulerKind::Linger;
         let mut mask = 0;
         for s in 0..self.subflows.len() {
-            let free = if self.subflows[s].owes_nothing() {
-                out_of_tree && scheduler::available_owing_nothing(&self.subflows[s])
+            if out_of_tree {
+                mask |= (self.drain_then_available(s, ctx) as u32) << s;
             } else {
-                self.send_owed(s, ctx);
-                out_of_tree && scheduler::available(&self.subflows[s])
-            };
-            mask |= (free as u32) << s;
+                self.drain_subflow(s, ctx);
+            }
         }
         debug_assert!(!out_of_tree || mask == scheduler::available_mask(&self.subflows));
         let mut available = out_of_tree.then_some(mask);
@@ -540,21 +550,14 @@ impl Connection {
     #[inline(never)]
     fn push_one_subflow(&mut self, ctx: &mut Ctx) {
         self.app_write(ctx.now);
-        let free = if self.subflows[0].owes_nothing() {
-            scheduler::available_owing_nothing(&self.subflows[0])
-        } else {
-            self.send_owed(0, ctx);
-            scheduler::available(&self.subflows[0])
-        };
-        let sf = &self.subflows[0];
+        let free = self.drain_then_available(0, ctx);
         if self.snd_nxt_dsn >= self.write_end || !free {
             return;
         }
         // `has_cwnd_space` after each segment, without recomputing the data in the network: it
         // grows by the segment (it is counted from the highest byte SACKed, which lies below new
         // data) and the window stays.
-        let (cwnd, mss) = (sf.cwnd, sf.mss() as u64);
-        let mut pipe = sf.pipe();
+        let mut pipe = self.subflows[0].pipe();
         loop {
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
             if self.snd_nxt_dsn + len > self.peer_edge {
@@ -567,8 +570,7 @@ impl Connection {
             self.subflows[0].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
             pipe += len as u64;
             debug_assert_eq!(pipe, self.subflows[0].pipe());
-            let window_open = u64_to_f64(pipe + mss) <= cwnd;
-            if self.snd_nxt_dsn >= self.write_end || !window_open {
+            if self.snd_nxt_dsn >= self.write_end || !self.subflows[0].window_admits(pipe) {
                 return;
             }
         }

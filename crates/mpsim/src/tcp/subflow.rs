@@ -226,7 +226,14 @@ impl Subflow {
 
     /// A full segment fits in the congestion window.
     pub fn has_cwnd_space(&self) -> bool {
-        self.established && u64_to_f64(self.pipe() + self.mss as u64) <= self.cwnd
+        self.established && self.window_admits(self.pipe())
+    }
+
+    /// Whether the window has room for one more segment with `pipe` bytes in the network
+    /// (the caller may know `pipe` without [`Subflow::pipe`]'s scan).
+    #[inline]
+    pub fn window_admits(&self, pipe: u64) -> bool {
+        u64_to_f64(pipe + self.mss as u64) <= self.cwnd
     }
 
     /// Nothing to send but new data: no go-back-N sweep, no SACK recovery and nothing assigned.

@@ -9,7 +9,7 @@
 //! FACK's O(1) form — what Linux ran for years (tcp_fack) and what lets a sender repair many losses
 //! of one window in about one round trip.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// SACK blocks carried by one ACK, as offsets from its cumulative ACK number; (0, 0) = empty.
 /// Three blocks fit beside the timestamp option (RFC 2018 §3).
@@ -17,42 +17,64 @@ pub type SackBlocks = [(u32, u32); 3];
 
 pub const NO_SACK: SackBlocks = [(0, 0); 3];
 
-/// Disjoint, non-adjacent byte ranges [start, end) held out of order by a receiver.
+/// Disjoint, non-adjacent byte ranges [start, end) held out of order by a receiver, sorted.
+///
+/// A receiver holds a handful of ranges (one per hole in the window), data nearly always
+/// extends the highest of them, and they leave from the front as holes fill: a sorted ring
+/// buffer does those in O(1), where a tree allocates and frees a node per range and walks
+/// pointers on every packet.
 #[derive(Clone, Debug, Default)]
 pub struct RangeSet {
-    ranges: BTreeMap<u64, u64>,
+    ranges: VecDeque<(u64, u64)>,
 }
 
 impl RangeSet {
     /// Add [start, end), merging with overlapping or adjacent ranges.
     pub fn insert(&mut self, mut start: u64, mut end: u64) {
-        if let Some((&s, &e)) = self.ranges.range(..=start).next_back() {
-            if e >= start {
-                start = s;
-                end = end.max(e);
-                self.ranges.remove(&s);
+        // In-order arrival behind a hole: at or above the highest range's start.
+        match self.ranges.back_mut() {
+            None => {
+                self.ranges.push_back((start, end));
+                return;
             }
-        }
-        while let Some((&s, &e)) = self.ranges.range(start..).next() {
-            if s > end {
-                break;
+            Some(last) if start >= last.0 => {
+                if start <= last.1 {
+                    last.1 = last.1.max(end);
+                } else {
+                    self.ranges.push_back((start, end));
+                }
+                return;
             }
-            end = end.max(e);
-            self.ranges.remove(&s);
+            Some(_) => {}
         }
-        self.ranges.insert(start, end);
+        // The range starting at or below `start` absorbs it if it reaches it; then every
+        // range starting within the merged one is absorbed too.
+        let mut first = self.ranges.partition_point(|&(s, _)| s <= start);
+        if first > 0 && self.ranges[first - 1].1 >= start {
+            first -= 1;
+            start = self.ranges[first].0;
+            end = end.max(self.ranges[first].1);
+        }
+        let mut past = first;
+        while past < self.ranges.len() && self.ranges[past].0 <= end {
+            end = end.max(self.ranges[past].1);
+            past += 1;
+        }
+        if past == first {
+            self.ranges.insert(first, (start, end));
+        } else {
+            self.ranges[first] = (start, end);
+            self.ranges.drain(first + 1..past);
+        }
     }
 
     /// Forget everything below `point` (delivered in order).
     pub fn trim_below(&mut self, point: u64) {
-        while let Some((&s, &e)) = self.ranges.first_key_value() {
-            if e <= point {
-                self.ranges.remove(&s);
-            } else if s < point {
-                self.ranges.remove(&s);
-                self.ranges.insert(point, e);
-                break;
+        while let Some(front) = self.ranges.front_mut() {
+            if front.1 <= point {
+                self.ranges.pop_front();
             } else {
+                front.0 = front.0.max(point);
                 break;
             }
         }
@@ -60,11 +82,9 @@ impl RangeSet {
 
     /// The range holding byte `seq`.
     pub fn containing(&self, seq: u64) -> Option<(u64, u64)> {
-        self.ranges
-            .range(..=seq)
-            .next_back()
-            .filter(|(_, &e)| e > seq)
-            .map(|(&s, &e)| (s, e))
+        let i = self.ranges.partition_point(|&(s, _)| s <= seq);
+        let (s, e) = *self.ranges.get(i.checked_sub(1)?)?;
+        (e > seq).then_some((s, e))
     }
 
     /// SACK blocks relative to `ack`: first the range holding `recent` (the segment that
@@ -77,7 +97,7 @@ impl RangeSet {
             out[0] = rel(ack, s, e);
             n = 1;
         }
-        for (&s, &e) in self.ranges.iter().rev() {
+        for &(s, e) in self.ranges.iter().rev() {
             if n == out.len() {
                 break;
             }
@@ -117,6 +137,92 @@ mod tests {
         assert_eq!(r.containing(15), Some((15, 40)));
         r.trim_below(40);
         assert!(r.is_empty());
+    }
+
+    /// The ranges as a map from start to end, merged the obvious way: the oracle the ring
+    /// buffer's fast paths are checked against.
+    #[derive(Default)]
+    struct MapModel(std::collections::BTreeMap<u64, u64>);
+
+    impl MapModel {
+        fn insert(&mut self, start: u64, end: u64) {
+            let mut merged = (start, end);
+            let touching: Vec<(u64, u64)> = self
+                .0
+                .iter()
+                .filter(|&(&s, &e)| s <= end && e >= start)
+                .map(|(&s, &e)| (s, e))
+                .collect();
+            for (s, e) in touching {
+                merged = (merged.0.min(s), merged.1.max(e));
+                self.0.remove(&s);
+            }
+            self.0.insert(merged.0, merged.1);
+        }
+
+        fn trim_below(&mut self, point: u64) {
+            let below: Vec<(u64, u64)> = self.0.range(..point).map(|(&s, &e)| (s, e)).collect();
+            for (s, e) in below {
+                self.0.remove(&s);
+                if e > point {
+                    self.0.insert(point, e);
+                }
+            }
+        }
+
+        fn containing(&self, seq: u64) -> Option<(u64, u64)> {
+            self.0
+                .iter()
+                .map(|(&s, &e)| (s, e))
+                .find(|&(s, e)| s <= seq && seq < e)
+        }
+    }
+
+    /// Random inserts (mostly above the highest range, as arriving data does) and trims give
+    /// the same ranges, containing ranges and SACK blocks as the map.
+    #[test]
+    fn matches_a_map_of_ranges() {
+        let mut state = 99u64;
+        let mut next = move |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % m
+        };
+        for _ in 0..200 {
+            let mut r = RangeSet::default();
+            let mut m = MapModel::default();
+            let mut floor = 0;
+            for _ in 0..200 {
+                match next(10) {
+                    0 => {
+                        floor += next(400);
+                        r.trim_below(floor);
+                        m.trim_below(floor);
+                    }
+                    k => {
+                        let start = floor + next(if k < 7 { 2_000 } else { 300 });
+                        let end = start + 1 + next(120);
+                        r.insert(start, end);
+                        m.insert(start, end);
+                    }
+                }
+                let ours: Vec<(u64, u64)> = r.ranges.iter().copied().collect();
+                let model: Vec<(u64, u64)> = m.0.iter().map(|(&s, &e)| (s, e)).collect();
+                assert_eq!(ours, model);
+                let seq = floor + next(2_200);
+                assert_eq!(r.containing(seq), m.containing(seq));
+                assert_eq!(r.is_empty(), m.0.is_empty());
+                let recent = Some(seq);
+                let mut want = NO_SACK;
+                let first = m.containing(seq);
+                let others = model.iter().rev().filter(|&&x| Some(x) != first);
+                for (slot, &(s, e)) in want.iter_mut().zip(first.iter().chain(others)) {
+                    *slot = rel(floor, s, e);
+                }
+                assert_eq!(r.blocks(floor, recent), want);
+            }
+        }
     }
 
     #[test]

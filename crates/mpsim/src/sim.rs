@@ -4,7 +4,6 @@
 use crate::event::{Event, EventQueue};
 use crate::mptcp::connection::Ctx;
 use crate::mptcp::Connection;
-use crate::packet::Packet;
 use crate::report::{
     BlockSeries, FlowReport, LatencySummary, LinkReport, NamedSeries, Report, SubflowReport,
     Traces, FORMAT_VERSION,
@@ -27,7 +26,6 @@ pub struct Simulator<'s> {
     net: Network,
     conns: Vec<Connection>,
     events: EventQueue,
-    outbox: Vec<Packet>,
     end: SimTime,
     warmup: SimTime,
     packets_delivered: u64,
@@ -100,7 +98,6 @@ impl<'s> Simulator<'s> {
             net,
             conns,
             events,
-            outbox: Vec::with_capacity(64),
             end: SimTime::from_secs_f64(scenario.duration_s),
             warmup,
             packets_delivered: 0,
@@ -109,24 +106,13 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// Put the packets a connection just sent on the first hop of their routes (every route
-    /// has at least one hop, so a packet sent is never delivered at once).
-    fn send_outbox(&mut self, now: SimTime) {
-        for pkt in &self.outbox {
-            let first = self.net.routes[pkt.route as usize].hops[0];
-            self.net.enter_hop(first, pkt, now, &mut self.events);
-        }
-        self.outbox.clear();
-    }
-
     fn conn_event(&mut self, conn: u32, event: Event, now: SimTime) {
         let mut ctx = Ctx {
             now,
             events: &mut self.events,
-            out: &mut self.outbox,
+            net: &mut self.net,
         };
         self.conns[conn as usize].on_timer(event, &mut ctx);
-        self.send_outbox(now);
     }
 
     fn sample_traces(&mut self, now: SimTime) {
@@ -180,7 +166,6 @@ impl<'s> Simulator<'s> {
 
     /// The head of `hop`'s pipe has arrived (the event for the packet behind it is already
     /// queued): put it on its next hop, or hand it to its endpoint when it has crossed them all.
-    /// A packet delivered is read where it lies and dropped from the pipe afterwards.
     fn arrive(&mut self, hop: Hop, now: SimTime) {
         let pipe = self.net.pipe(hop);
         if self.conns.len() >= WARM_MIN_CONNECTIONS {
@@ -196,11 +181,14 @@ impl<'s> Simulator<'s> {
                 std::hint::black_box(self.conns[p.conn as usize].warm(p.subflow));
             }
         }
-        let (_, pkt) = pipe.front().expect("scheduled arrival has a packet");
+        let (_, mut pkt) = self
+            .net
+            .pipe_mut(hop)
+            .pop_front()
+            .expect("scheduled arrival has a packet");
         let next = pkt.hop + 1;
         match self.net.routes[pkt.route as usize].hops.get(next as usize) {
             Some(&next_hop) => {
-                let (_, mut pkt) = self.net.pipe_mut(hop).pop_front().expect("head");
                 pkt.hop = next;
                 self.net.enter_hop(next_hop, &pkt, now, &mut self.events);
             }
@@ -212,11 +200,9 @@ impl<'s> Simulator<'s> {
                 let mut ctx = Ctx {
                     now,
                     events: &mut self.events,
-                    out: &mut self.outbox,
+                    net: &mut self.net,
                 };
-                self.conns[pkt.conn as usize].on_packet(pkt, &mut ctx);
-                self.net.pipe_mut(hop).pop_front();
-                self.send_outbox(now);
+                self.conns[pkt.conn as usize].on_packet(&pkt, &mut ctx);
             }
         }
     }

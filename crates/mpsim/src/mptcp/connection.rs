@@ -24,6 +24,7 @@ use crate::scenario::{
 };
 use crate::tcp::Subflow;
 use crate::time::SimTime;
+use crate::topology::Network;
 use std::collections::VecDeque;
 
 /// Linux `tcp_sndbuf_expand`: sk_sndbuf = 2 · max(cwnd, TCP_INIT_CWND) · per_mss, where per_mss
@@ -53,11 +54,20 @@ fn sndbuf_segments(sf: &Subflow) -> f64 {
     (sf.cwnd.max(sf.counters.max_cwnd) / sf.mss() as f64).max(SNDBUF_MIN_SEGMENTS)
 }
 
-/// What the engine hands a connection when it runs: the clock, the event list and the outbox.
+/// What the engine hands a connection when it runs: the clock, the event list and the network
+/// its packets enter.
 pub struct Ctx<'a> {
     pub now: SimTime,
     pub events: &'a mut EventQueue,
-    pub out: &'a mut Vec<Packet>,
+    pub net: &'a mut Network,
+}
+
+impl Ctx<'_> {
+    /// Put a packet on the first hop of its route, now.
+    #[inline(always)]
+    pub fn send(&mut self, pkt: &Packet) {
+        self.net.send(pkt, self.now, self.events);
+    }
 }
 
 /// A data-level segment sent and not yet DATA_ACKed.
@@ -349,7 +359,7 @@ impl Connection {
             }
             if sf.has_retransmissions_pending() {
                 match sf.retransmit_next(self.index, ctx.now, ctx.events) {
-                    Some(p) => ctx.out.push(p),
+                    Some(p) => ctx.send(&p),
                     None => return,
                 }
                 continue;
@@ -361,7 +371,8 @@ impl Connection {
             if dsn + len as u64 <= self.data_una {
                 continue; // acknowledged at data level meanwhile: drop the copy
             }
-            sf.send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
+            let p = sf.send_new(self.index, dsn, len, ctx.now, ctx.events);
+            ctx.send(&p);
         }
     }
 
@@ -515,7 +526,8 @@ impl Connection {
                     continue;
                 }
                 let (dsn, len) = self.take_new(s);
-                self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
+                let p = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
+                ctx.send(&p);
                 if self.scheduler == SchedulerKind::Redundant {
                     self.queue_redundant_copies(s, dsn, len, ctx);
                     available = None;
@@ -567,7 +579,8 @@ impl Connection {
             self.clear_rwnd_blocked(ctx.now);
             self.rr_last = 0;
             let (dsn, len) = self.take_new(0);
-            self.subflows[0].send_new(self.index, dsn, len, ctx.now, ctx.events, ctx.out);
+            let p = self.subflows[0].send_new(self.index, dsn, len, ctx.now, ctx.events);
+            ctx.send(&p);
             pipe += len as u64;
             debug_assert_eq!(pipe, self.subflows[0].pipe());
             if self.snd_nxt_dsn >= self.write_end || !self.subflows[0].window_admits(pipe) {
@@ -683,7 +696,8 @@ impl Connection {
     #[inline(always)]
     fn send_ack_with(&mut self, s: usize, sub_ooo: u64, ctx: &mut Ctx) {
         let edge = self.rb.window_edge(sub_ooo);
-        self.subflows[s].send_ack(self.index, self.rb.rcv_nxt, edge, ctx.now, ctx.out);
+        let p = self.subflows[s].send_ack(self.index, self.rb.rcv_nxt, edge, ctx.now);
+        ctx.send(&p);
     }
 
     fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
@@ -711,7 +725,7 @@ impl Connection {
         );
         if outcome.retransmit_head {
             if let Some(p) = self.subflows[s].retransmit_head(self.index, ctx.now, ctx.events) {
-                ctx.out.push(p);
+                ctx.send(&p);
             }
         }
         if progress {
@@ -918,19 +932,46 @@ mod tests {
     }
 
     fn connection_with(protocol: &str, paths: usize, scheduler: &str) -> Connection {
-        let spec: FlowSpec = serde_json::from_value(serde_json::json!({
-            "id": "f", "protocol": protocol, "cc": "cubic", "scheduler": scheduler,
-            "paths": (0..paths).map(|i| vec![format!("l{i}")]).collect::<Vec<_>>()
-        }))
-        .expect("valid flow");
         let routes: Vec<_> = (0..paths)
             .map(|i| (2 * i as u32, 2 * i as u32 + 1, SimTime::from_millis(50)))
             .collect();
-        let mut c = Connection::new("f".into(), 0, &spec, &routes, SimTime::ZERO, SimTime::ZERO);
+        connection_on(protocol, &routes, scheduler)
+    }
+
+    /// A connection over `routes`, every subflow established.
+    fn connection_on(
+        protocol: &str,
+        routes: &[(u32, u32, SimTime)],
+        scheduler: &str,
+    ) -> Connection {
+        let spec: FlowSpec = serde_json::from_value(serde_json::json!({
+            "id": "f", "protocol": protocol, "cc": "cubic", "scheduler": scheduler,
+            "paths": (0..routes.len()).map(|i| vec![format!("l{i}")]).collect::<Vec<_>>()
+        }))
+        .expect("valid flow");
+        let mut c = Connection::new("f".into(), 0, &spec, routes, SimTime::ZERO, SimTime::ZERO);
         for sf in &mut c.subflows {
             sf.established = true;
         }
         c
+    }
+
+    /// A network of `paths` disjoint 10 Mbit/s links with 25 ms one-way delay, and the routes
+    /// of one path over each.
+    fn network(paths: usize) -> (Network, Vec<(u32, u32, SimTime)>) {
+        let links: Vec<crate::scenario::LinkSpec> = (0..paths)
+            .map(|i| {
+                serde_json::from_value(serde_json::json!({
+                    "id": format!("l{i}"), "capacity_mbps": 10.0, "delay_ms": 25.0
+                }))
+                .expect("valid link")
+            })
+            .collect();
+        let mut net = Network::build(&links, 1);
+        let routes = (0..paths)
+            .map(|i| net.add_path(&[format!("l{i}")]))
+            .collect();
+        (net, routes)
     }
 
     /// The auto-tuned send buffer against Linux 6.18 as measured with `ss -tm` in the emulator:
@@ -954,10 +995,10 @@ mod tests {
     /// interval even though the subflows' timers have moved since.
     #[test]
     fn data_level_timer_restarts_with_the_interval_of_the_last_push() {
-        let mut c = connection_with("mptcp", 2, "linger");
+        let (mut net, routes) = network(2);
+        let mut c = connection_on("mptcp", &routes, "linger");
         c.peer_edge = c.rb.window_edge(0); // the SYN/ACK's window
         let mut events = EventQueue::new();
-        let mut out = Vec::new();
         let rto = |subflow| Event::Rto { conn: 0, subflow };
         c.subflows[0]
             .rto_timer
@@ -965,10 +1006,11 @@ mod tests {
         let mut ctx = Ctx {
             now: SimTime::ZERO,
             events: &mut events,
-            out: &mut out,
+            net: &mut net,
         };
         c.push(&mut ctx);
-        assert!(!out.is_empty(), "the push sent data");
+        let sent: u64 = net.links.iter().map(|l| l.counters.offered).sum();
+        assert!(sent > 0, "the push sent data");
         assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(300)));
 
         let now = SimTime::from_millis(100);
@@ -979,7 +1021,7 @@ mod tests {
         let mut ctx = Ctx {
             now,
             events: &mut events,
-            out: &mut out,
+            net: &mut net,
         };
         c.arm_upstream_rtx(&mut ctx, true);
         assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(400)));

@@ -350,7 +350,7 @@ impl Subflow {
         }
     }
 
-    /// Send new data (dsn, len) as the next segment, into `out`.
+    /// Send new data (dsn, len) as the next segment: the packet to put on the wire.
     pub fn send_new(
         &mut self,
         conn: u32,
@@ -358,8 +358,7 @@ impl Subflow {
         len: u32,
         now: SimTime,
         queue: &mut crate::event::EventQueue,
-        out: &mut Vec<Packet>,
-    ) {
+    ) -> Packet {
         assert_eq!(
             self.snd_nxt, self.high_data,
             "new data only after the go-back-N sweep"
@@ -378,7 +377,7 @@ impl Subflow {
         if self.rto_timer.deadline().is_none() {
             self.arm_rto(now, queue, conn);
         }
-        out.push(self.data_packet(conn, seg, now));
+        self.data_packet(conn, seg, now)
     }
 
     fn segment_at(&self, seq: u64) -> Option<SentSegment> {
@@ -802,18 +801,11 @@ impl Subflow {
         }
     }
 
-    /// Send the ACK for everything received so far, into `out`.
-    pub fn send_ack(
-        &mut self,
-        conn: u32,
-        data_ack: u64,
-        window_edge: u64,
-        now: SimTime,
-        out: &mut Vec<Packet>,
-    ) {
+    /// The ACK for everything received so far, to put on the wire.
+    pub fn send_ack(&mut self, conn: u32, data_ack: u64, window_edge: u64, now: SimTime) -> Packet {
         self.unacked_segments = 0;
         self.delack_timer.cancel();
-        out.push(Packet {
+        Packet {
             kind: PacketKind::Ack,
             hop: 0,
             subflow: self.index,
@@ -831,7 +823,7 @@ impl Subflow {
             } else {
                 NO_SACK
             },
-        });
+        }
     }
 }
 
@@ -859,14 +851,7 @@ mod tests {
         sf.cwnd = 200.0 * SEG as f64;
         let mut queue = EventQueue::new();
         for k in 0..segments {
-            sf.send_new(
-                0,
-                k * SEG,
-                MSS_BYTES,
-                SimTime::ZERO,
-                &mut queue,
-                &mut Vec::new(),
-            );
+            sf.send_new(0, k * SEG, MSS_BYTES, SimTime::ZERO, &mut queue);
         }
         let cc = Cc::new(CcKind::Reno, CcParams::from_options(&opts), 1);
         Sender {

@@ -137,6 +137,13 @@ impl Network {
         }
     }
 
+    /// Put a packet on the first hop of its route (every route has at least one).
+    #[inline(always)]
+    pub fn send(&mut self, pkt: &Packet, now: SimTime, events: &mut EventQueue) {
+        let first = self.routes[pkt.route as usize].hops[0];
+        self.enter_hop(first, pkt, now, events);
+    }
+
     fn delay_line(&mut self, delay: SimTime) -> u32 {
         if let Some(&id) = self.delay_line_by_ns.get(&delay.0) {
             return id;

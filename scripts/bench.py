@@ -50,7 +50,8 @@ def simulator_section() -> str:
     ratio = "\n".join(line for line in out.splitlines() if line.startswith("Per-packet cost"))
     return (
         "## Simulator throughput\n\n"
-        f"Command: `{' '.join(cmd)}` (best of five runs per case, and the slowest of them; one\n"
+        f"Command: `{' '.join(cmd)}` (the best of at least five runs and two seconds of running\n"
+        "per case, and the slowest of those runs; one\n"
         "bottleneck buffer of one BDP, 1500-byte packets, uncongested ACKs). *ns/data pkt* is\n"
         "wall time per data packet delivered; each data packet also costs its ACK.\n\n"
         f"{table}\n\n{ratio}\n\n"

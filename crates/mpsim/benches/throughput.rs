@@ -21,6 +21,10 @@ fn flows(id: &str, protocol: &str, cc: &str, paths: Value, count: u32) -> Value 
            "rcvbuf_bytes": 16_000_000, "sndbuf_bytes": 16_000_000})
 }
 
+/// Each case runs at least this many times and for at least this long; its best run counts.
+const MIN_RUNS: usize = 5;
+const MIN_SECONDS: f64 = 2.0;
+
 fn cases() -> Vec<(&'static str, Value)> {
     vec![
         (
@@ -65,9 +69,9 @@ fn cases() -> Vec<(&'static str, Value)> {
 fn main() {
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     println!(
-        "| case | wall s | slowest s | events | events/s | data pkts | data pkts/s | ns/data pkt |"
+        "| case | runs | wall s | slowest s | events | events/s | data pkts | data pkts/s | ns/data pkt |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut ns_per_packet = std::collections::BTreeMap::new();
     for (name, v) in cases() {
         if let Some(f) = &filter {
@@ -77,23 +81,27 @@ fn main() {
         }
         let s: mpsim::Scenario = serde_json::from_value(v).expect("bench scenario");
         s.validate().expect("valid bench scenario");
-        // Best of five runs, to damp the noise of a shared machine; the slowest shows how much
-        // noise there was.
+        // The best of at least five runs and of at least two seconds of running, to damp the
+        // noise of a shared machine (a short case's five runs fit inside one slow spell of the
+        // host); the slowest shows how much noise there was.
         let (mut best, mut slowest) = (f64::INFINITY, 0.0f64);
+        let (mut runs, mut spent) = (0, 0.0);
         let mut report = None;
-        for _ in 0..5 {
+        while runs < MIN_RUNS || spent < MIN_SECONDS {
             let t = Instant::now();
             let r = mpsim::sim::run(&s);
             let wall = t.elapsed().as_secs_f64();
             best = best.min(wall);
             slowest = slowest.max(wall);
+            runs += 1;
+            spent += wall;
             report = Some(r);
         }
         let r = report.expect("ran");
         let per_packet = best * 1e9 / r.data_packets_delivered as f64;
         ns_per_packet.insert(name.chars().next().unwrap_or(' '), per_packet);
         println!(
-            "| {name} | {best:.3} | {slowest:.3} | {} | {:.2} M | {} | {:.2} M | {per_packet:.0} |",
+            "| {name} | {runs} | {best:.3} | {slowest:.3} | {} | {:.2} M | {} | {:.2} M | {per_packet:.0} |",
             r.events,
             r.events as f64 / best / 1e6,
             r.data_packets_delivered,

@@ -18,10 +18,8 @@ use std::collections::BinaryHeap;
 /// Something that happens at a point in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The head of a link direction's propagation pipe arrives at the far end.
-    LinkArrival(u32),
-    /// The head of a pure delay line (an ACK path without queueing) arrives.
-    DelayArrival(u32),
+    /// The head of a pipe (a link direction's or a delay line's) arrives at its far end.
+    Arrival(crate::topology::PipeId),
     /// A subflow's retransmission timer.
     Rto { conn: u32, subflow: u16 },
     /// A subflow's delayed-ACK timer.
@@ -82,7 +80,7 @@ impl EventQueue {
         self.next_seq += 1;
         let entry = Entry { time, seq, event };
         match event {
-            Event::LinkArrival(_) | Event::DelayArrival(_) => self.arrivals.push(entry),
+            Event::Arrival(_) => self.arrivals.push(entry),
             _ => self.timers.push(entry),
         }
     }
@@ -199,12 +197,12 @@ mod tests {
         let rto = |conn| Event::Rto { conn, subflow: 0 };
         let mut q = EventQueue::new();
         let t = SimTime;
-        q.schedule(t(30), Event::LinkArrival(0));
+        q.schedule(t(30), Event::Arrival(0));
         q.schedule(t(10), rto(1));
-        q.schedule(t(20), Event::DelayArrival(0));
+        q.schedule(t(20), Event::Arrival(2));
         q.schedule(t(20), rto(2));
-        q.schedule(t(20), Event::LinkArrival(1));
-        q.schedule(t(10), Event::DelayArrival(1));
+        q.schedule(t(20), Event::Arrival(1));
+        q.schedule(t(10), Event::Arrival(3));
         q.schedule(t(40), rto(3));
         let mut got = Vec::new();
         while let Some(e) = q.pop_until(t(35), |_| None) {
@@ -214,11 +212,11 @@ mod tests {
             got,
             vec![
                 (t(10), rto(1)),
-                (t(10), Event::DelayArrival(1)),
-                (t(20), Event::DelayArrival(0)),
+                (t(10), Event::Arrival(3)),
+                (t(20), Event::Arrival(2)),
                 (t(20), rto(2)),
-                (t(20), Event::LinkArrival(1)),
-                (t(30), Event::LinkArrival(0)),
+                (t(20), Event::Arrival(1)),
+                (t(30), Event::Arrival(0)),
             ]
         );
         assert_eq!(q.pending(), 1, "the event after `until` stays");

@@ -11,7 +11,7 @@ use crate::report::{
 use crate::rng::{RandomStream, StreamPurpose};
 use crate::scenario::{Protocol, Scenario, TraceKind};
 use crate::time::SimTime;
-use crate::topology::{Hop, Network};
+use crate::topology::{Network, PipeId};
 
 /// Copies of a flow with `count > 1` start at random offsets within this window, so that
 /// identical users do not move in lock-step.
@@ -164,10 +164,10 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// The head of `hop`'s pipe has arrived (the event for the packet behind it is already
+    /// The head of pipe `pipe_id` has arrived (the event for the packet behind it is already
     /// queued): put it on its next hop, or hand it to its endpoint when it has crossed them all.
-    fn arrive(&mut self, hop: Hop, now: SimTime) {
-        let pipe = self.net.pipe(hop);
+    fn arrive(&mut self, pipe_id: PipeId, now: SimTime) {
+        let pipe = &mut self.net.pipes[pipe_id as usize];
         if self.conns.len() >= WARM_MIN_CONNECTIONS {
             // With thousands of connections their state is rarely in cache. Loading it early
             // lets the memory fetches overlap this packet's work, in stages so that no fetch
@@ -181,11 +181,7 @@ impl<'s> Simulator<'s> {
                 std::hint::black_box(self.conns[p.conn as usize].warm(p.subflow));
             }
         }
-        let (_, mut pkt) = self
-            .net
-            .pipe_mut(hop)
-            .pop_front()
-            .expect("scheduled arrival has a packet");
+        let (_, mut pkt) = pipe.pop_front().expect("scheduled arrival has a packet");
         let next = pkt.hop + 1;
         match self.net.routes[pkt.route as usize].hops.get(next as usize) {
             Some(&next_hop) => {
@@ -211,14 +207,15 @@ impl<'s> Simulator<'s> {
     pub fn run(mut self) -> Report {
         loop {
             let net = &self.net;
-            let next_arrival = |event| net.pipe(arrival_hop(event)).get(1).map(|(t, _)| *t);
+            let next_arrival = |event| match event {
+                Event::Arrival(pipe) => net.pipes[pipe as usize].get(1).map(|(t, _)| *t),
+                _ => unreachable!("only arrivals come from a pipe"),
+            };
             let Some((now, event)) = self.events.pop_until(self.end, next_arrival) else {
                 break;
             };
             match event {
-                Event::LinkArrival(_) | Event::DelayArrival(_) => {
-                    self.arrive(arrival_hop(event), now);
-                }
+                Event::Arrival(pipe) => self.arrive(pipe, now),
                 Event::Rto { conn, .. }
                 | Event::DelayedAck { conn, .. }
                 | Event::SubflowStart { conn, .. }
@@ -385,15 +382,6 @@ impl<'s> Simulator<'s> {
             .find(|f| f.id == base_id)
             .map(|f| f.paths[subflow].clone())
             .unwrap_or_default()
-    }
-}
-
-/// The hop whose pipe an arrival event belongs to.
-fn arrival_hop(event: Event) -> Hop {
-    match event {
-        Event::LinkArrival(l) => Hop::Link(l),
-        Event::DelayArrival(d) => Hop::Delay(d),
-        _ => unreachable!("only arrivals come from a pipe"),
     }
 }
 

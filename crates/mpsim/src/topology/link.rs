@@ -1,5 +1,6 @@
-//! One direction of a link: random loss at the entrance, a queue (drop-tail or RED), a
-//! serialiser at the link rate and a propagation pipe (htsim's queue + pipe).
+//! One direction of a link: random loss at the entrance, a queue (drop-tail or RED) and a
+//! serialiser at the link rate (htsim's queue; its pipe is the network's, see
+//! [`super::Network`]).
 //!
 //! A FIFO served at a constant rate is deterministic once a packet is admitted: its
 //! transmission ends at `max(now, previous end) + size/rate`. So admission computes that time at
@@ -39,15 +40,6 @@ impl LinkCounters {
     }
 }
 
-/// What happened to a packet offered to a link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Admission {
-    /// Accepted; the pipe was empty, so schedule its head's arrival at this time.
-    ArrivalEvent(SimTime),
-    Accepted,
-    Dropped,
-}
-
 pub struct LinkDir {
     pub name: String,
     pub rate: BitsPerSec,
@@ -63,8 +55,7 @@ pub struct LinkDir {
     /// Serialisation time of a full 1500-byte packet and of a bare ACK, precomputed.
     full_packet_tx: SimTime,
     ack_tx: SimTime,
-    /// Packets propagating, with their arrival times (non-decreasing).
-    pub pipe: VecDeque<(SimTime, Packet)>,
+    /// Arrival time at the far end of the last packet admitted (arrival times never decrease).
     last_arrival: SimTime,
     loss_rng: RandomStream,
     jitter_rng: RandomStream,
@@ -97,7 +88,6 @@ impl LinkDir {
             last_finish: SimTime::ZERO,
             full_packet_tx: rate.serialization_time(MSS_BYTES + HEADER_BYTES),
             ack_tx: rate.serialization_time(HEADER_BYTES),
-            pipe: VecDeque::new(),
             last_arrival: SimTime::ZERO,
             loss_rng,
             jitter_rng,
@@ -148,12 +138,13 @@ impl LinkDir {
         self.backlog.len()
     }
 
-    /// Offer a packet to the link at `now`.
-    pub fn enqueue(&mut self, pkt: &Packet, now: SimTime) -> Admission {
+    /// Offer a packet to the link at `now`: when it reaches the far end, or None if it was
+    /// dropped.
+    pub fn enqueue(&mut self, pkt: &Packet, now: SimTime) -> Option<SimTime> {
         self.counters.offered += 1;
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.counters.random_drops += 1;
-            return Admission::Dropped;
+            return None;
         }
         self.drain_backlog(now);
         let n = self.backlog.len() as u64;
@@ -167,11 +158,11 @@ impl LinkDir {
             Verdict::Admit => {}
             Verdict::Overflow => {
                 self.counters.queue_drops += 1;
-                return Admission::Dropped;
+                return None;
             }
             Verdict::Early => {
                 self.counters.red_drops += 1;
-                return Admission::Dropped;
+                return None;
             }
         }
         let tx = self.serialization_time(pkt.wire_bytes);
@@ -195,11 +186,6 @@ impl LinkDir {
             arrival = arrival.max(self.last_arrival);
         }
         self.last_arrival = arrival;
-        self.pipe.push_back((arrival, *pkt));
-        if self.pipe.len() == 1 {
-            Admission::ArrivalEvent(arrival)
-        } else {
-            Admission::Accepted
-        }
+        Some(arrival)
     }
 }

@@ -1,6 +1,11 @@
 //! The network: link directions, pure delay lines and routes. A route is the list of hops a
 //! packet crosses (htsim: "a packet carries its route"); a link used by several routes is a
 //! shared bottleneck because they share its queue.
+//!
+//! Every hop ends in a pipe, the FIFO of packets propagating to its far end with their arrival
+//! times. The pipes are kept together, one list indexed by [`PipeId`] (the link directions'
+//! first, then the delay lines'), so that the event loop reaches the pipe of an arrival in one
+//! step whatever kind of hop it ends.
 
 pub mod delay;
 pub mod discipline;
@@ -15,7 +20,7 @@ use crate::scenario::LinkSpec;
 use crate::time::{BitsPerSec, SimTime};
 use delay::DelayLine;
 use discipline::QueueDiscipline;
-use link::{Admission, LinkDir};
+use link::LinkDir;
 use std::collections::{BTreeMap, VecDeque};
 
 /// One step of a route.
@@ -26,6 +31,12 @@ pub enum Hop {
     /// Through a pure delay line.
     Delay(u32),
 }
+
+/// Index of a pipe in [`Network::pipes`].
+pub type PipeId = u32;
+
+/// Packets propagating on a hop, with their arrival times (non-decreasing).
+pub type Pipe = VecDeque<(SimTime, Packet)>;
 
 #[derive(Clone, Debug)]
 pub struct Route {
@@ -44,6 +55,9 @@ pub struct LinkPair {
 pub struct Network {
     pub links: Vec<LinkDir>,
     pub delay_lines: Vec<DelayLine>,
+    /// The pipe of link direction `l` is `pipes[l]`, that of delay line `d` `pipes[links + d]`
+    /// (every link direction exists before the first delay line).
+    pub pipes: Vec<Pipe>,
     pub routes: Vec<Route>,
     pub pairs: Vec<LinkPair>,
     pub pair_by_id: BTreeMap<String, usize>,
@@ -103,37 +117,32 @@ impl Network {
                 delay,
             });
         }
+        net.pipes = net.links.iter().map(|_| Pipe::new()).collect();
         net
     }
 
-    /// The propagation pipe of `hop`: packets with their arrival times, in order.
-    pub fn pipe(&self, hop: Hop) -> &VecDeque<(SimTime, Packet)> {
+    /// The pipe `hop` ends in.
+    pub fn pipe_of(&self, hop: Hop) -> PipeId {
         match hop {
-            Hop::Link(l) => &self.links[l as usize].pipe,
-            Hop::Delay(d) => &self.delay_lines[d as usize].pipe,
-        }
-    }
-
-    pub fn pipe_mut(&mut self, hop: Hop) -> &mut VecDeque<(SimTime, Packet)> {
-        match hop {
-            Hop::Link(l) => &mut self.links[l as usize].pipe,
-            Hop::Delay(d) => &mut self.delay_lines[d as usize].pipe,
+            Hop::Link(l) => l,
+            Hop::Delay(d) => self.links.len() as u32 + d,
         }
     }
 
     /// Put a packet on `hop` (its next one); a pipe that was empty gets its arrival event.
     pub fn enter_hop(&mut self, hop: Hop, pkt: &Packet, now: SimTime, events: &mut EventQueue) {
-        match hop {
-            Hop::Link(l) => {
-                if let Admission::ArrivalEvent(t) = self.links[l as usize].enqueue(pkt, now) {
-                    events.schedule(t, Event::LinkArrival(l));
-                }
-            }
-            Hop::Delay(d) => {
-                if let Some(t) = self.delay_lines[d as usize].push(now, pkt) {
-                    events.schedule(t, Event::DelayArrival(d));
-                }
-            }
+        let arrival = match hop {
+            Hop::Link(l) => match self.links[l as usize].enqueue(pkt, now) {
+                Some(t) => t,
+                None => return,
+            },
+            Hop::Delay(d) => self.delay_lines[d as usize].arrival(now),
+        };
+        let id = self.pipe_of(hop);
+        let pipe = &mut self.pipes[id as usize];
+        pipe.push_back((arrival, *pkt));
+        if pipe.len() == 1 {
+            events.schedule(arrival, Event::Arrival(id));
         }
     }
 
@@ -150,6 +159,8 @@ impl Network {
         }
         let id = self.delay_lines.len() as u32;
         self.delay_lines.push(DelayLine::new(delay));
+        self.pipes.push(Pipe::new());
+        debug_assert_eq!(self.pipes.len(), self.links.len() + self.delay_lines.len());
         self.delay_line_by_ns.insert(delay.0, id);
         id
     }

@@ -50,10 +50,10 @@ def simulator_section() -> str:
     ratio = "\n".join(line for line in out.splitlines() if line.startswith("Per-packet cost"))
     return (
         "## Simulator throughput\n\n"
-        f"Command: `{' '.join(cmd)}` (the best of at least five runs and two seconds of running\n"
-        "per case, and the slowest of those runs; one\n"
-        "bottleneck buffer of one BDP, 1500-byte packets, uncongested ACKs). *ns/data pkt* is\n"
-        "wall time per data packet delivered; each data packet also costs its ACK.\n\n"
+        f"Command: `{' '.join(cmd)}`. Each case runs at least five times and for at least\n"
+        "two seconds; *wall s* is its best run, *slowest s* its slowest. One bottleneck buffer of\n"
+        "one BDP, 1500-byte packets, uncongested ACKs. *ns/data pkt* is wall time per data packet\n"
+        "delivered; each data packet also costs its ACK.\n\n"
         f"{table}\n\n{ratio}\n\n"
         "Reference: the C++ simulator htsim delivers about 3.5–4 M packets/s per core on this\n"
         "machine kind and takes 0.017 s, 0.25 s and 0.28 s for cases B, C and D. The project's\n"

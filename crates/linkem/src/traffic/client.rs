@@ -180,6 +180,12 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
         timer.arm_at(next_sample.min(end_at).min(next_start))?;
         ready.clear();
         epoll.wait(&mut ready, -1)?;
+        // The server stops reading at the same instant and resets its sockets: a write after
+        // the end would fail with a reset that says nothing about the run. (The loop's top
+        // takes the last sample and stops.)
+        if sys::monotonic_ns() >= end_at {
+            continue;
+        }
         for r in &ready {
             if r.token == TOKEN_TIMER {
                 timer.drain();
@@ -212,7 +218,7 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
             }
             if let State::Sending(_) = f.state {
                 if r.writable {
-                    write_flow(f, &data, block, size);
+                    write_flow(f, &data, block, size, end_at);
                 }
                 if let State::Done(Some(s)) = &f.state {
                     // Finished or failed: only sampled from now on, never polled (a peer's
@@ -232,7 +238,9 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
 }
 
 /// Write until the socket's buffer is full, stamping blocks and the end of a finite transfer.
-fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>) {
+/// `end_at`: the end of the run, after which a failed write is the server's end-of-run reset
+/// (the process can be descheduled between the clock check and the write), not an error.
+fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>, end_at: u64) {
     let State::Sending(s) = &mut f.state else {
         return;
     };
@@ -243,7 +251,7 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>) 
             match s.write(&h[off..]) {
                 Ok(n) => f.hello_left -= n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) => return fail(f, e),
+                Err(e) => return fail(f, e, end_at),
             }
             continue;
         } else {
@@ -274,7 +282,7 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>) 
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return fail(f, e),
+            Err(e) => return fail(f, e, end_at),
         }
     }
 }
@@ -287,8 +295,10 @@ fn handshake_rtt_us(s: &TcpStream, transport: Transport) -> Option<u32> {
     (rtt > 0).then_some(rtt)
 }
 
-fn fail(f: &mut Flow, e: io::Error) {
-    f.res.error = Some(format!("write: {e}"));
+fn fail(f: &mut Flow, e: io::Error, end_at: u64) {
+    if sys::monotonic_ns() < end_at {
+        f.res.error = Some(format!("write: {e}"));
+    }
     let old = std::mem::replace(&mut f.state, State::Done(None));
     if let State::Sending(s) = old {
         f.state = State::Done(Some(s));

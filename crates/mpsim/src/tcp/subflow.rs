@@ -271,7 +271,7 @@ impl Subflow {
 
     fn scan_for_lost(&self) -> Option<usize> {
         let threshold = 3 * self.mss as u64;
-        let start = self.segs.partition_point(|s| s.seq < self.retx_scan);
+        let start = self.seg_index(self.retx_scan);
         self.segs
             .iter()
             .enumerate()
@@ -380,8 +380,13 @@ impl Subflow {
         self.data_packet(conn, seg, now)
     }
 
+    /// Index of the first segment sent that starts at or after `seq`.
+    fn seg_index(&self, seq: u64) -> usize {
+        self.segs.partition_point(|s| s.seq < seq)
+    }
+
     fn segment_at(&self, seq: u64) -> Option<SentSegment> {
-        let i = self.segs.partition_point(|s| s.seq < seq);
+        let i = self.seg_index(seq);
         self.segs.get(i).copied().filter(|s| s.seq == seq)
     }
 
@@ -617,7 +622,7 @@ impl Subflow {
     }
 
     fn advance_retx_scan(&mut self) {
-        let start = self.segs.partition_point(|s| s.seq < self.retx_scan);
+        let start = self.seg_index(self.retx_scan);
         for seg in self.segs.range(start..) {
             if !(seg.sacked || seg.retransmitted) {
                 break;
@@ -645,24 +650,20 @@ impl Subflow {
                 let (s, e) = (known_ack + lo as u64, known_ack + hi as u64);
                 (s < e && start <= s && e <= end).then_some((s, e))
             });
-            match earlier {
-                Some((s, e)) => {
-                    if start < s {
-                        let first = self.segs.partition_point(|seg| seg.seq < start);
-                        self.mark_sacked(first, s, end);
-                    }
-                    if e < end {
-                        // From the first segment not wholly inside the earlier block.
-                        let first = self
-                            .segs
-                            .partition_point(|seg| seg.seq + seg.len as u64 <= e);
-                        self.mark_sacked(first, u64::MAX, end);
-                    }
-                }
-                None => {
-                    let first = self.segs.partition_point(|seg| seg.seq < start);
-                    self.mark_sacked(first, u64::MAX, end);
-                }
+            // Walk from `start` up to the earlier block, then on from its end.
+            let (below, resume_after) = match earlier {
+                Some((s, e)) => (s, (e < end).then_some(e)),
+                None => (u64::MAX, None),
+            };
+            if start < below {
+                self.mark_sacked(self.seg_index(start), below, end);
+            }
+            if let Some(e) = resume_after {
+                // From the first segment not wholly inside the earlier block.
+                let first = self
+                    .segs
+                    .partition_point(|seg| seg.seq + seg.len as u64 <= e);
+                self.mark_sacked(first, u64::MAX, end);
             }
             self.high_sacked = self.high_sacked.max(end);
         }

@@ -121,24 +121,18 @@ impl Network {
         net
     }
 
-    /// The pipe `hop` ends in.
-    pub fn pipe_of(&self, hop: Hop) -> PipeId {
-        match hop {
-            Hop::Link(l) => l,
-            Hop::Delay(d) => self.links.len() as u32 + d,
-        }
-    }
-
     /// Put a packet on `hop` (its next one); a pipe that was empty gets its arrival event.
     pub fn enter_hop(&mut self, hop: Hop, pkt: &Packet, now: SimTime, events: &mut EventQueue) {
-        let arrival = match hop {
+        let (id, arrival) = match hop {
             Hop::Link(l) => match self.links[l as usize].enqueue(pkt, now) {
-                Some(t) => t,
+                Some(t) => (l, t),
                 None => return,
             },
-            Hop::Delay(d) => self.delay_lines[d as usize].arrival(now),
+            Hop::Delay(d) => (
+                self.links.len() as u32 + d,
+                self.delay_lines[d as usize].arrival(now),
+            ),
         };
-        let id = self.pipe_of(hop);
         let pipe = &mut self.pipes[id as usize];
         pipe.push_back((arrival, *pkt));
         if pipe.len() == 1 {

@@ -1,0 +1,42 @@
+"""The htsim side-by-side benchmark's plumbing: reading the Rust bench's table and finding htsim."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "htsim_reference.py"
+
+
+@pytest.fixture(scope="module")
+def reference() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("htsim_reference", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_rows_are_read_by_column_name(reference: ModuleType) -> None:
+    out = (
+        "noise before the table\n"
+        "| case | data pkts | runs | wall s |\n"
+        "|---|---:|---:|---:|\n"
+        "| B: one case | 59605 | 7 | 0.0102 |\n"
+    )
+    rows = reference.parse_bench_table(out)
+    assert rows == [{"case": "B: one case", "data pkts": "59605", "runs": "7", "wall s": "0.0102"}]
+    assert reference.parse_bench_table("no table at all\n") == []
+
+
+def test_a_directory_that_is_not_htsim_is_refused_by_name(
+    reference: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTSIM_DIR", str(tmp_path))
+    with pytest.raises(reference.Unavailable, match=f"HTSIM_DIR={tmp_path} is not a csg-htsim"):
+        reference.locate()

@@ -66,6 +66,13 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
     ):
         getattr(so, fn).restype = ctypes.c_uint64
     so.cc_math_olia_increment_q48.restype = ctypes.c_int64
+    # Without argtypes ctypes passes a Python int as a C int: a threshold above 2^31 would
+    # arrive truncated.
+    so.cc_math_count_step.argtypes = [
+        ctypes.POINTER(ctypes.c_uint64),
+        ctypes.c_uint64,
+        ctypes.c_uint64,
+    ]
     assert so.cc_math_paths() == N_PATHS
     return so
 

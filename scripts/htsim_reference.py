@@ -10,6 +10,7 @@ htsim, then mpsim's throughput bench on the same case, then htsim again (best ru
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -202,5 +203,16 @@ def section() -> str:
     )
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description="Time htsim and mpsim case by case on the same cases and print the "
+        "Markdown section of BENCHMARKS.md that compares them.",
+        epilog="HTSIM_DIR: a csg-htsim checkout to build htsim from (else .cache/csg-htsim, "
+        f"else a clone of {HTSIM_URL}). The checkout is not written to.",
+    )
+    parser.parse_args(argv)
     print(section())
+
+
+if __name__ == "__main__":
+    main()

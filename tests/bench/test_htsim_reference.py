@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -40,3 +41,27 @@ def test_a_directory_that_is_not_htsim_is_refused_by_name(
     monkeypatch.setenv("HTSIM_DIR", str(tmp_path))
     with pytest.raises(reference.Unavailable, match=f"HTSIM_DIR={tmp_path} is not a csg-htsim"):
         reference.locate()
+
+
+@pytest.mark.parametrize("script", ["bench.py", "htsim_reference.py"])
+def test_help_prints_usage_without_running_the_benchmarks(script: str) -> None:
+    # Before the scripts parsed their arguments, `--help` started the whole benchmark (minutes)
+    # and rewrote BENCHMARKS.md; now it prints usage and exits at once.
+    path = SCRIPT.parent / script
+    done = subprocess.run(
+        [sys.executable, str(path), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {script}")
+    assert "HTSIM_DIR" in done.stdout
+
+
+def test_an_unknown_option_is_refused_with_usage() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "bench.py"), "--no-campain"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "unrecognized arguments: --no-campain" in done.stderr

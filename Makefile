@@ -61,4 +61,5 @@ fmt:
 	$(VENV)/bin/ruff format python tests
 
 bench: build
+	bash scripts/install-system-deps.sh --bench
 	$(PY) scripts/bench.py

@@ -11,6 +11,7 @@ htsim, then mpsim's throughput bench on the same case, then htsim again (best ru
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -155,6 +156,81 @@ def mpsim_timing(prefix: str) -> Timing:
         raise Unavailable(f"unexpected throughput bench table: {exc}") from exc
 
 
+def callgrind_instructions(stderr: str) -> int:
+    """The instruction count of a `valgrind --tool=callgrind` run, from its "Collected" line."""
+    for line in stderr.splitlines():
+        _, sep, count = line.partition("Collected :")
+        if sep and count.strip().isdigit():
+            return int(count.strip())
+    raise Unavailable("callgrind printed no instruction count")
+
+
+def count_instructions(cmd: list[str]) -> int:
+    """Instructions one run of `cmd` executes, whole process, under callgrind (deterministic)."""
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if out.returncode != 0:
+        raise Unavailable(f"valgrind on `{' '.join(cmd)}` failed: {out.stderr.strip()[-300:]}")
+    return callgrind_instructions(out.stderr)
+
+
+def mpsim_bench_binary() -> Path:
+    """The throughput bench's executable, as cargo builds it for `cargo bench`."""
+    out = _run(
+        [
+            "cargo",
+            "bench",
+            "-q",
+            "-p",
+            "mpsim",
+            "--bench",
+            "throughput",
+            "--no-run",
+            "--message-format=json",
+        ]
+    )
+    for line in out.splitlines():
+        message = json.loads(line)
+        if (
+            message.get("reason") == "compiler-artifact"
+            and message.get("executable")
+            and message["target"]["name"] == "throughput"
+        ):
+            return Path(message["executable"])
+    raise Unavailable("cargo named no executable for the throughput bench")
+
+
+def instructions_table(binary: Path, timings: dict[str, tuple[Timing, Timing]]) -> str:
+    """Instructions per delivered data packet, each simulator run once per case under callgrind.
+
+    Wall times on a shared machine move from run to run; instruction counts do not, so this
+    table shows how much of the difference is work done and how much is how fast it runs.
+    """
+    if shutil.which("valgrind") is None:
+        return "Instructions per data packet: not measured (no valgrind).\n"
+    try:
+        bench = mpsim_bench_binary()
+        rows = []
+        for case in CASES:
+            theirs, ours = timings[case.key]
+            h = count_instructions([str(binary), case.key]) / max(theirs.data_packets, 1)
+            m = count_instructions([str(bench), "--once", case.prefix]) / max(ours.data_packets, 1)
+            rows.append(f"| {case.label} | {h:,.0f} | {m:,.0f} | {m / h:.2f} |")
+    except (Unavailable, subprocess.TimeoutExpired) as exc:
+        return f"Instructions per data packet: not measured ({exc}).\n"
+    return (
+        "Instructions per delivered data packet (`valgrind --tool=callgrind`, whole process, one\n"
+        "run of each case; deterministic, unlike the wall times above):\n\n"
+        "| case | htsim instr/pkt | mpsim instr/pkt | mpsim ÷ htsim |\n"
+        "|---|---:|---:|---:|\n" + "\n".join(rows) + "\n"
+    )
+
+
 def section() -> str:
     header = (
         "## Against htsim, case by case in the same run\n\n"
@@ -199,7 +275,8 @@ def section() -> str:
         "Both simulators deliver about the same number of data packets per case. htsim's model\n"
         "is lighter: its TCP recovers from duplicate ACKs alone (no SACK), and its MPTCP (as\n"
         "built by default, without MODEL_RECEIVE_WINDOW) has no data-level sequence space,\n"
-        "DATA_ACK or shared receive buffer; mpsim models all of them.\n"
+        "DATA_ACK or shared receive buffer; mpsim models all of them.\n\n"
+        + instructions_table(binary, timings)
     )
 
 

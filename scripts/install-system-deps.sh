@@ -4,6 +4,8 @@
 # - python3-venv to create .venv;
 # - iproute2 for the emulator's namespaces and MPTCP endpoints;
 # - clang, llvm, libbpf-dev and bpftool for the kernel congestion controls (bpf/).
+# With --bench, also what `make bench` uses: g++, make and git to build htsim beside the
+# simulator, valgrind to count both simulators' instructions per packet.
 set -euo pipefail
 
 need=()
@@ -15,6 +17,12 @@ command -v llvm-strip >/dev/null || need+=(llvm)
 [ -f /usr/include/bpf/libbpf.h ] || need+=(libbpf-dev)
 command -v bpftool >/dev/null || [ -x /usr/sbin/bpftool ] || need+=(bpftool)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+if [ "${1:-}" = "--bench" ]; then
+    command -v g++ >/dev/null || need+=(g++)
+    command -v make >/dev/null || need+=(make)
+    command -v git >/dev/null || need+=(git)
+    command -v valgrind >/dev/null || need+=(valgrind)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,26 @@ def test_an_unknown_option_is_refused_with_usage() -> None:
     )
     assert done.returncode == 2
     assert "unrecognized arguments: --no-campain" in done.stderr
+
+
+def test_the_instruction_count_is_read_from_callgrinds_collected_line(
+    reference: ModuleType,
+) -> None:
+    stderr = (
+        "==16893== Callgrind, a call-graph generating cache profiler\n"
+        "==16893== Events    : Ir\n"
+        "==16893== Collected : 973153028\n"
+        "==16893== I   refs:      973,153,028\n"
+    )
+    assert reference.callgrind_instructions(stderr) == 973_153_028
+    with pytest.raises(reference.Unavailable, match="no instruction count"):
+        reference.callgrind_instructions("==1== Events    : Ir\n")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_instructions_are_counted_under_callgrind(reference: ModuleType) -> None:
+    # A real run: `true` executes some instructions (the dynamic loader's at least), a
+    # command that fails is reported by name.
+    assert reference.count_instructions(["true"]) > 1_000
+    with pytest.raises(reference.Unavailable, match="valgrind on `false` failed"):
+        reference.count_instructions(["false"])

@@ -67,7 +67,16 @@ fn cases() -> Vec<(&'static str, Value)> {
 }
 
 fn main() {
-    let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    // `cargo bench` passes `--bench`; a case filter is the first argument that is not an option.
+    // `--once` runs each case a single time, for counting its instructions under valgrind.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
+    let once = args.iter().any(|a| a == "--once");
+    let (min_runs, min_seconds) = if once {
+        (1, 0.0)
+    } else {
+        (MIN_RUNS, MIN_SECONDS)
+    };
     println!(
         "| case | runs | wall s | slowest s | events | events/s | data pkts | data pkts/s | ns/data pkt |"
     );
@@ -87,7 +96,7 @@ fn main() {
         let (mut best, mut slowest) = (f64::INFINITY, 0.0f64);
         let (mut runs, mut spent) = (0, 0.0);
         let mut report = None;
-        while runs < MIN_RUNS || spent < MIN_SECONDS {
+        while runs < min_runs || spent < min_seconds {
             let t = Instant::now();
             let r = mpsim::sim::run(&s);
             let wall = t.elapsed().as_secs_f64();

@@ -25,7 +25,7 @@ from mptcplab.backends.emu import cleanup, kernel
 from mptcplab.backends.emu.netns import EmulatorError
 from mptcplab.backends.emu.runner import preflight, run_scenario
 from mptcplab.errors import UserError
-from mptcplab.scenario.load import load_document, scenario_from_data
+from mptcplab.scenario.load import load_document, scenario_from_data, with_overrides
 from mptcplab.scenario.model import Scenario
 
 __all__ = ["EmulatorError", "UserError", "available", "clean", "run"]
@@ -62,16 +62,7 @@ def run(
     the report as plain data. ``seed``, ``duration_s`` and ``trace`` replace the scenario's
     values when given. Raises :class:`UserError` for scenarios the kernel cannot run and
     :class:`EmulatorError` when the machine refuses a step."""
-    model = _model(scenario)
-    changes: dict[str, Any] = {}
-    if seed is not None:
-        changes["seed"] = seed
-    if duration_s is not None:
-        changes["duration_s"] = duration_s
-    if trace is not None:
-        changes["trace"] = list(trace)
-    if changes:
-        model = scenario_from_data({**model.to_dict(), **changes}, syntax="json")
+    model = with_overrides(_model(scenario), seed=seed, duration_s=duration_s, trace=trace)
     return run_scenario(model, version=__version__)
 
 

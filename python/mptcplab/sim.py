@@ -25,6 +25,7 @@ from mptcplab.scenario.load import (
     load_document,
     parse_document,
     scenario_from_data,
+    with_overrides,
 )
 from mptcplab.scenario.model import Scenario
 from mptcplab.tomlloc import json_line_of, line_of, parse_path
@@ -116,28 +117,8 @@ def run(
     ``seed``, ``duration_s`` and ``trace`` replace the scenario's values when given.
     """
     model, file, text, syntax = _resolve(scenario)
-    model = _override(model, seed=seed, duration_s=duration_s, trace=trace)
+    model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
     return Report.from_dict(_simulate(model, file=file, text=text, syntax=syntax))
-
-
-def _override(
-    model: Scenario,
-    *,
-    seed: int | None,
-    duration_s: float | None,
-    trace: Sequence[str] | None,
-) -> Scenario:
-    """The scenario with values given by the caller (not by the file: errors name no file)."""
-    changes: dict[str, Any] = {}
-    if seed is not None:
-        changes["seed"] = seed
-    if duration_s is not None:
-        changes["duration_s"] = duration_s
-    if trace is not None:
-        changes["trace"] = list(trace)
-    if not changes:
-        return model
-    return scenario_from_data({**model.to_dict(), **changes})
 
 
 def validate(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:

@@ -53,6 +53,19 @@ def test_a_malformed_scenario_names_the_file_and_field(tmp_path: Path, run_cli: 
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf"])
+def test_a_duration_that_is_not_positive_is_refused_as_sim_refuses_it(
+    value: str, run_cli: CliRunner
+) -> None:
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "default.toml"
+    for command in ("emu", "sim"):
+        out = run_cli(command, str(scenario), "--duration", value)
+        assert out.returncode == 2, (command, out.stderr)
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1
+        assert lines[0].startswith("error: --duration: expected a duration in seconds > 0"), lines
+
+
 @pytest.mark.root
 @pytest.mark.usefixtures("emulator")
 def test_doctor_says_the_emulator_can_run_on_a_capable_machine(run_cli: CliRunner) -> None:

@@ -86,6 +86,17 @@ def test_bad_options_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:
     assert len(err.strip().splitlines()) == 1
 
 
+@needs_engine
+def test_an_output_file_that_cannot_be_written_is_one_line(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    target = tmp_path / "no-such-dir" / "report.json"
+    argv = ["sim", str(DEFAULT), "--duration", "1", "-o", str(target)]
+    code, _, err = run_cli(argv, capsys, monkeypatch)
+    assert code == 2 and str(target) in err and "cannot write the report" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_installed_command_exit_code(tmp_path: Path) -> None:
     path, line = _bad_file(tmp_path, "loss = 0.0", "loss = 1.0")
     exe = Path(sys.executable).with_name("mptcplab")

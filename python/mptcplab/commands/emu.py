@@ -20,9 +20,9 @@ from mptcplab.commands.scenario_options import (
     SeedOption,
     TraceOption,
     parse_trace,
+    write_report,
 )
 from mptcplab.commands.sim import print_report
-from mptcplab.errors import UserError
 
 
 def _us(value: float | None) -> str:
@@ -101,11 +101,7 @@ def emu_command(
         typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
         sys.exit(130)
     text = json.dumps(report, indent=2, allow_nan=False)
-    if output is not None:
-        try:
-            output.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"cannot write the report: {exc.strerror}", file=str(output)) from None
+    write_report(text, output)
     if report["fidelity"]["emulation_bottleneck"]:
         typer.secho(
             "warning: the emulator was a bottleneck of this run: "

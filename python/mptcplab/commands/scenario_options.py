@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -16,9 +17,21 @@ JsonFlag = Annotated[
 SeedOption = Annotated[
     int | None, typer.Option("--seed", min=0, help="Replace the scenario's seed.")
 ]
+
+
+def _positive_duration(value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise UserError(f"expected a duration in seconds > 0, got {value:g}", field="--duration")
+    return value
+
+
 DurationOption = Annotated[
     float | None,
-    typer.Option("--duration", help="Replace the scenario's duration_s (seconds)."),
+    typer.Option(
+        "--duration",
+        help="Replace the scenario's duration_s (seconds).",
+        callback=_positive_duration,
+    ),
 ]
 TraceOption = Annotated[
     str | None,
@@ -44,3 +57,14 @@ def parse_trace(value: str | None) -> list[str] | None:
                 field="--trace",
             )
     return names
+
+
+def write_report(text: str, output: Path | None) -> None:
+    """The report JSON into ``-o FILE`` when given; a file that cannot be written is a
+    :class:`UserError` naming it."""
+    if output is None:
+        return
+    try:
+        output.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write the report: {exc.strerror}", file=str(output)) from None

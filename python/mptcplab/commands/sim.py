@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 
 import typer
@@ -18,8 +17,8 @@ from mptcplab.commands.scenario_options import (
     SeedOption,
     TraceOption,
     parse_trace,
+    write_report,
 )
-from mptcplab.errors import UserError
 from mptcplab.results import FlowReport, Report
 
 
@@ -158,19 +157,13 @@ def sim_command(
     from mptcplab import sim
 
     traces = parse_trace(trace)
-    if duration is not None and not (math.isfinite(duration) and duration > 0):
-        raise UserError(f"expected a duration in seconds > 0, got {duration:g}", field="--duration")
     try:
         report = sim.run(file, seed=seed, duration_s=duration, trace=traces)
     except sim.SimulatorUnavailable as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from None
     text = report.to_json(indent=2)
-    if output is not None:
-        try:
-            output.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"cannot write the report: {exc.strerror}", file=str(output)) from None
+    write_report(text, output)
     if json_out:
         sys.stdout.write(text + "\n")
     else:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "parse_document",
     "scenario_from_data",
     "validation_error",
+    "with_overrides",
 ]
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -143,6 +145,28 @@ def scenario_from_data(
         return Scenario.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, file=file, text=text, syntax=syntax) from None
+
+
+def with_overrides(
+    model: Scenario,
+    *,
+    seed: int | None = None,
+    duration_s: float | None = None,
+    trace: Sequence[str] | None = None,
+) -> Scenario:
+    """``model`` with the values a caller gives in place of the file's (``--seed``,
+    ``--duration``, ``--trace``), validated again; errors name no file, since the values are not
+    in one."""
+    changes: dict[str, Any] = {}
+    if seed is not None:
+        changes["seed"] = seed
+    if duration_s is not None:
+        changes["duration_s"] = duration_s
+    if trace is not None:
+        changes["trace"] = list(trace)
+    if not changes:
+        return model
+    return scenario_from_data({**model.to_dict(), **changes})
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

@@ -77,7 +77,7 @@ def _frame_table(frame: pd.DataFrame, limit: int) -> Table:
 def design_command(
     campaign_file: Annotated[
         Path | None,
-        typer.Argument(metavar="[CAMPAIGN]", help="Campaign file whose design to generate."),
+        typer.Argument(metavar="CAMPAIGN", help="Campaign file whose design to generate."),
     ] = None,
     kind: Annotated[
         str | None, typer.Option("--kind", help="wsp, lhs, sobol, factorial or random.")

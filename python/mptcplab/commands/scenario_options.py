@@ -10,7 +10,9 @@ import typer
 
 from mptcplab.errors import UserError
 
-ScenarioFile = Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")]
+ScenarioFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
+]
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print the report as JSON instead of tables.")
 ]

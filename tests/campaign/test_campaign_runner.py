@@ -311,6 +311,34 @@ def test_status_and_export_commands(write_campaign, cli, tmp_path) -> None:
     assert code == 2 and "exactly one of --csv" in err
 
 
+def test_report_and_export_take_the_campaign_file_for_its_store(
+    write_campaign, cli, tmp_path
+) -> None:
+    store = tmp_path / "runs" / "store.sqlite"
+    with_output = SMALL_CAMPAIGN.replace("[design]", f'output = "{store}"\n\n[design]')
+    path = write_campaign(with_output)
+    code, _, err = cli("report", str(path))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert str(path) in err and str(store) in err and f"mptcplab run {path}" in err
+    code, _, err = cli("export", str(path), "--csv", str(tmp_path / "none.csv"))
+    assert code == 2 and "stored no run yet" in err
+
+    run_campaign(load(path), progress=False)
+    html = tmp_path / "report.html"
+    code, _, err = cli("report", str(path), "-o", str(html))
+    assert code == 0, err
+    assert "<html" in html.read_text(encoding="utf-8").lower()
+    code, _, err = cli("report", str(path))
+    assert code == 0, err
+    assert (store.parent / "report.html").is_file()  # the default: beside the store
+    csv_path = tmp_path / "runs.csv"
+    code, _, err = cli("export", str(path), "--csv", str(csv_path))
+    assert code == 0, err
+    import pandas as pd
+
+    assert len(pd.read_csv(csv_path)) == 12
+
+
 def test_store_belongs_to_one_campaign(write_campaign) -> None:
     path = write_campaign()
     _run(path, jobs=1)

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mptcplab.campaign.store import Store
+from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
 
 
@@ -135,7 +136,7 @@ def _print_status(
 
 
 def export_command(
-    store: Annotated[Path, typer.Argument(metavar="STORE", help="A campaign store (.sqlite).")],
+    target: StoreOrCampaign,
     csv: Annotated[Path | None, typer.Option("--csv", help="Write a CSV file here.")] = None,
     parquet: Annotated[
         Path | None, typer.Option("--parquet", help="Write a Parquet file here.")
@@ -148,7 +149,7 @@ def export_command(
         raise UserError("give exactly one of --csv OUT or --parquet OUT", field="export")
     out, fmt = (csv, "csv") if csv is not None else (parquet, "parquet")
     assert out is not None
-    rows = export(store, out, fmt=fmt)
+    rows = export(resolve_store(target), out, fmt=fmt)
     Console(stderr=True).print(f"wrote {rows} runs to {out}")
 
 

@@ -1,4 +1,4 @@
-"""``mptcplab report STORE -o FILE``: the campaign's self-contained HTML report."""
+"""``mptcplab report STORE_OR_CAMPAIGN -o FILE``: the campaign's self-contained HTML report."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
+
 
 def report_command(
-    store: Annotated[Path, typer.Argument(metavar="STORE", help="A campaign store (.sqlite).")],
+    target: StoreOrCampaign,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -25,6 +27,7 @@ def report_command(
     """
     from mptcplab.analysis.report import write_report
 
+    store = resolve_store(target)
     out = write_report(store, output if output is not None else store.parent / "report.html")
     Console(stderr=True).print(f"wrote {out}")
 

@@ -26,6 +26,7 @@ from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
 from mptcplab.campaign.store import Store
 from mptcplab.design import quality
 from mptcplab.errors import UserError
+from mptcplab.outputs import writing
 
 WORST_POINTS = 12
 # NorNet's "critical configurations" (spec §5.3): MPTCP below 97.5 % of TCP.
@@ -388,6 +389,6 @@ def build_report(store_path: str | Path) -> str:
 def write_report(store_path: str | Path, out: str | Path) -> Path:
     out = Path(out)
     text = build_report(store_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    with writing(out, "the report"):
+        out.write_text(text, encoding="utf-8")
     return out

@@ -17,6 +17,7 @@ import pandas as pd
 from mptcplab.analysis.metrics import reference_metrics
 from mptcplab.campaign.store import Store
 from mptcplab.errors import UserError
+from mptcplab.outputs import writing
 
 PERCENTILES = (5, 25, 50, 75, 95)
 RUN_COLUMNS = (
@@ -144,11 +145,11 @@ def export(store: str | Path, out: str | Path, *, fmt: str) -> int:
     """Write one row per run (factor values, levels, status, metrics) as CSV or Parquet."""
     frame = to_pandas(store, references=True)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "csv":
-        frame.to_csv(out, index=False)
-    elif fmt == "parquet":
-        frame.to_parquet(out, index=False)
-    else:
+    if fmt not in ("csv", "parquet"):
         raise UserError(f"unknown export format '{fmt}'; expected csv or parquet", field="format")
+    with writing(out, "the export"):
+        if fmt == "csv":
+            frame.to_csv(out, index=False)
+        else:
+            frame.to_parquet(out, index=False)
     return len(frame)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mptcplab.errors import UserError
+from mptcplab.outputs import writing
 
 FORMAT_VERSION = 1
 
@@ -162,7 +163,8 @@ class Store:
         if not create and not self.path.is_file():
             raise UserError(f"no store at {self.path}", field="STORE")
         if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with writing(self.path, "the store"):
+                pass  # only its folder: SQLite creates the file
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")

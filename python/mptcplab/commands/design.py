@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mptcplab.errors import UserError
+from mptcplab.outputs import writing
 
 _QUALITY_ROWS = (
     ("n", "points"),
@@ -150,7 +151,7 @@ def design_command(
         try:
             unit = generate(kind, dims, points, rng=seed, **_parse_options(option or []))
         except ValueError as exc:
-            raise UserError(str(exc), field="--kind") from None
+            raise UserError(str(exc)) from None
         frame = pd.DataFrame(unit, columns=[f"x{j}" for j in range(unit.shape[1])])
         frame.insert(0, "point", range(len(frame)))
         shown = frame
@@ -159,8 +160,8 @@ def design_command(
     if unit.shape[1] >= 1:
         console.print(quality_table(unit))
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(output, index=False)
+        with writing(output, "the design"):
+            frame.to_csv(output, index=False)
         console.print(f"wrote {len(frame)} points to {output}")
 
 

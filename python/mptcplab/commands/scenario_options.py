@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from mptcplab.errors import UserError
+from mptcplab.outputs import writing
 
 ScenarioFile = Annotated[
     Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
@@ -66,7 +67,5 @@ def write_report(text: str, output: Path | None) -> None:
     :class:`UserError` naming it."""
     if output is None:
         return
-    try:
+    with writing(output, "the report"):
         output.write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot write the report: {exc.strerror}", file=str(output)) from None

@@ -347,6 +347,29 @@ def test_store_belongs_to_one_campaign(write_campaign) -> None:
         run_campaign(load(other), output=path.parent / "store.sqlite", progress=False)
 
 
+def test_a_write_cut_off_after_begin_does_not_block_the_clean_up(tmp_path) -> None:
+    """Ctrl-C between a write's BEGIN and its error handler leaves a transaction open; the
+    runner's clean-up (closing the provenance record) must still succeed."""
+    with Store(tmp_path / "store.sqlite", create=True) as store:
+        store.claim("small")
+        provenance = store.begin_provenance(
+            mptcplab_version="test",
+            git_revision=None,
+            backend="sim",
+            backend_version="test",
+            host="host",
+            executor="local",
+            jobs=1,
+            planned_runs=1,
+            campaign_path="c.toml",
+            campaign_text="",
+        )
+        store._db.execute("BEGIN IMMEDIATE")  # the interrupted write, as the signal left it
+        store.end_provenance(provenance)
+        (entry,) = store.provenance()
+        assert entry["ended_at"] is not None
+
+
 def test_store_from_a_newer_format_is_refused(tmp_path) -> None:
     path = tmp_path / "store.sqlite"
     Store(path, create=True).close()

@@ -205,11 +205,17 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        # Ctrl-C can land between BEGIN and the handler below, leaving a transaction open; the
+        # runner's clean-up then writes again (provenance end) and must not fail on it. Nothing
+        # of that write was committed, so it is rolled back as the handler would have done.
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
 

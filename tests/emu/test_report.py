@@ -228,6 +228,19 @@ def test_goodput_and_block_latency_follow_their_definitions() -> None:
     assert report["backend"]["flows"]["phone"]["handshake_rtt_ms"] == pytest.approx(20.3)
 
 
+def test_subflow_goodput_counts_up_to_the_end_when_the_last_sample_comes_late() -> None:
+    # The sampler's timer fires a little after the end of the run: its sample of the end is
+    # 3 ms late. The window still ends at the end (interpolated between the 9 s sample and the
+    # late one), not at the 9 s sample, which would drop one second of the eight.
+    data = run_data()
+    late = data.clients[0]["samples"][-1]
+    late["t_ns"] += 3_000_000
+    flow = build(data, run_id="0123abcd", version="0.1.0")["flows"][0]
+    acked = 9_000_000 - 1_800_000 - 900_000 * 3_000_000 / (S + 3_000_000)
+    assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(acked * 8 / 8 / 1e6)
+    assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(7.2, rel=1e-3)
+
+
 def test_link_counters_are_differences_over_the_measurement_window() -> None:
     link = build(run_data(), run_id="0123abcd", version="0.1.0")["links"][0]
     assert link["utilization"] == pytest.approx(6 / 8)

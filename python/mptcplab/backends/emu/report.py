@@ -118,14 +118,20 @@ def _subflow_series(
     return series
 
 
-def _value_at(series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str) -> int:
-    """The last sampled value at or before ``t_ns`` (0 before the first sample)."""
-    value = 0
+def _counter_at(series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str) -> float:
+    """A cumulative counter at ``t_ns``, interpolated linearly between the samples around it:
+    0 before the first sample, the last value after the last one. The sampler runs on its own
+    timer, so the sample of an instant such as the end of the run comes a little after it;
+    taking the sample before instead would drop a whole sampling interval from the window."""
+    before_t, before_v = None, 0.0
     for t, s in series:
-        if t > t_ns:
-            break
-        value = s[key]
-    return value
+        value = float(s[key])
+        if t >= t_ns:
+            if t == t_ns or before_t is None:
+                return value if t == t_ns else 0.0
+            return before_v + (value - before_v) * (t_ns - before_t) / (t - before_t)
+        before_t, before_v = t, value
+    return before_v
 
 
 def _subflow_report(
@@ -140,7 +146,7 @@ def _subflow_report(
     end = data.t0_ns + int(sc.duration_s * 1e9)
     measured = sc.duration_s - sc.warmup_s
     last = series[-1][1] if series else {}
-    acked = _value_at(series, end, "bytes_acked") - _value_at(series, warm, "bytes_acked")
+    acked = _counter_at(series, end, "bytes_acked") - _counter_at(series, warm, "bytes_acked")
     cwnds = [(t, s["snd_cwnd"] * s["snd_mss"]) for t, s in series]
     max_cwnd = max((c for _, c in cwnds), default=0)
     reached = next((t for t, c in cwnds if c == max_cwnd), start_ns) if cwnds else start_ns

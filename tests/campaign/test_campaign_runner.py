@@ -453,3 +453,14 @@ def test_emulator_backend_runs_one_at_a_time(write_campaign) -> None:
     for row in rows:
         capacity = row["factors"]["cap0"] + 4.0
         assert 0 < row["metrics"]["goodput_mbps"] <= capacity * 1448 / 1500 * 1.01
+
+
+def test_progress_and_summary_are_not_cut_in_a_log(write_campaign, run_cli, tmp_path) -> None:
+    # Into a pipe (a CI log, `make run | tee`), rich would fit 80 columns and cut the figures.
+    name = "conext13-lowbdp-lia-olia-balia-cubic"
+    path = write_campaign(SMALL_CAMPAIGN.replace('name = "small"', f'name = "{name}"'))
+    out = run_cli("run", str(path), "-o", str(tmp_path / "s.sqlite"), "-j", "1")
+    assert out.returncode == 0, out.stderr
+    assert "…" not in out.stderr, out.stderr
+    progress = next(line for line in out.stderr.splitlines() if line.startswith(name))
+    assert "12/12" in progress and "0 failed" in progress, progress

@@ -117,7 +117,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def _progress(console: Console | None, enabled: bool) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=None),  # the bar gives way, not the figures, on a narrow line
         MofNCompleteColumn(),
         TextColumn("[red]{task.fields[failed]} failed"),
         TextColumn("elapsed"),

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mptcplab.campaign.store import Store
+from mptcplab.commands.console import command_console
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
 
@@ -42,7 +43,7 @@ def run_command(
     """
     from mptcplab.campaign import CampaignInterrupted, load, run_campaign
 
-    console = Console(stderr=True)
+    console = command_console(stderr=True)
     campaign = load(campaign_file)
     try:
         summary = run_campaign(
@@ -89,7 +90,7 @@ def status_command(
     from mptcplab.campaign import load
     from mptcplab.campaign.runner import plan_campaign
 
-    console = Console()
+    console = command_console()
     if target.suffix == ".toml":
         campaign = load(target)
         plan, _, _ = plan_campaign(campaign)

@@ -14,9 +14,9 @@ from typing import Annotated, Any
 import numpy as np
 import pandas as pd
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from mptcplab.commands.console import command_console
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
@@ -103,7 +103,7 @@ def design_command(
     With CAMPAIGN: exactly the design the campaign runs (its factors, kind, size and seed),
     scaled to the factors' domains. Without: a unit-cube design of --kind, --dims, --points.
     """
-    console = Console()
+    console = command_console()
     if campaign_file is not None:
         from mptcplab.campaign import load
         from mptcplab.campaign.plan import design_points

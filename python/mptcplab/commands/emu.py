@@ -12,6 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from mptcplab.commands.console import command_console
 from mptcplab.commands.scenario_options import (
     DurationOption,
     JsonFlag,
@@ -114,9 +115,7 @@ def emu_command(
         return
     from mptcplab.results import Report
 
-    console = Console()
-    if not console.is_terminal:
-        console.width = max(console.width, 120)
+    console = command_console()
     print_report(Report.from_dict(report), console)
     console.print()
     print_fidelity(report, console)

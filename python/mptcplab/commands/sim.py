@@ -9,6 +9,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from mptcplab.commands.console import command_console
 from mptcplab.commands.scenario_options import (
     DurationOption,
     JsonFlag,
@@ -135,9 +136,7 @@ def footer(report: Report) -> str:
 
 def print_report(report: Report, console: Console | None = None) -> None:
     if console is None:
-        console = Console()
-        if not console.is_terminal:
-            console.width = max(console.width, 120)  # files and pipes: do not squeeze columns
+        console = command_console()
     console.print(flows_table(report))
     console.print()
     console.print(links_table(report))

@@ -1,0 +1,16 @@
+"""The console the commands print to. On a terminal rich fits its width; into a file, a pipe or
+a CI log it would squeeze tables and progress lines into 80 columns and cut their figures
+("2000/2…"), so there it gets at least 120."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+MIN_WIDTH_OFF_TERMINAL = 120
+
+
+def command_console(*, stderr: bool = False) -> Console:
+    console = Console(stderr=stderr)
+    if not console.is_terminal:
+        console.width = max(console.width, MIN_WIDTH_OFF_TERMINAL)
+    return console

@@ -392,6 +392,20 @@ def test_ray_executor_without_ray_says_how_to_install_it() -> None:
         make_executor("ray", jobs=None, address="127.0.0.1:6379", serial=False)
 
 
+def test_a_bad_executor_choice_is_refused_even_when_nothing_is_left_to_run(
+    write_campaign, cli, tmp_path
+) -> None:
+    path = write_campaign()
+    store = tmp_path / "done.sqlite"
+    assert cli("run", str(path), "-o", str(store), "-q")[0] == 0
+    code, _, err = cli("run", str(path), "-o", str(store), "--executor", "lcoal")
+    assert code == 2 and "--executor: unknown executor 'lcoal'" in err
+    code, _, err = cli("run", str(path), "-o", str(store), "--address", "10.0.0.1:6379")
+    assert code == 2 and "--address is for --executor ray" in err
+    code, out, err = cli("run", str(path), "-o", str(store))
+    assert code == 0 and "0 completed now" in err + out
+
+
 def test_unknown_backend_is_a_located_error(write_campaign) -> None:
     text = SMALL_CAMPAIGN.replace("metrics =", 'backend = "emu2"\nmetrics =')
     with pytest.raises(UserError, match="unknown backend 'emu2'") as caught:

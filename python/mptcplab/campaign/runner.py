@@ -28,7 +28,7 @@ from rich.progress import (
 
 import mptcplab
 from mptcplab.campaign.backends import BACKENDS, Backend, BackendUnavailable
-from mptcplab.campaign.executors import Task, make_executor
+from mptcplab.campaign.executors import Task, check_executor, make_executor
 from mptcplab.campaign.plan import Plan, build_plan
 from mptcplab.campaign.spec import Campaign
 from mptcplab.campaign.store import Store
@@ -141,6 +141,7 @@ def run_campaign(
     console: Console | None = None,
 ) -> RunSummary:
     """Execute every run of ``campaign`` that its store does not hold yet."""
+    check_executor(executor, address=address)
     backends = backends_of(campaign)
     plan = build_plan(campaign, versions={name: version for name, (_, version) in backends.items()})
     names = "+".join(backends)

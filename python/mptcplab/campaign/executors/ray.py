@@ -17,7 +17,8 @@ from mptcplab.errors import UserError
 _QUEUED_PER_WORKER = 2
 
 
-def _import_ray() -> Any:
+def require_ray() -> Any:
+    """The ray module, or a UserError saying how to install it."""
     try:
         import ray
     except ImportError:
@@ -35,7 +36,7 @@ class RayExecutor:
     def __init__(self, *, address: str | None, jobs: int | None) -> None:
         if jobs is not None and jobs < 1:
             raise UserError(f"expected --jobs ≥ 1, got {jobs}", field="--jobs")
-        self._ray = _import_ray()
+        self._ray = require_ray()
         try:
             self._ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
         except (ConnectionError, ValueError, RuntimeError) as exc:

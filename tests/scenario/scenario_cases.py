@@ -75,7 +75,7 @@ SEMANTIC: list[Bad] = [
         "warm-up as long as the run",
         top(warmup_s=30),
         "warmup_s",
-        "expected a warm-up shorter than duration_s",
+        "expected a warm-up shorter than duration_s = 30 s, got 30",
     ),
     Bad(
         "zero trace interval",

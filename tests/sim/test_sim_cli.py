@@ -95,6 +95,14 @@ def test_output_goes_into_a_folder_made_for_it(tmp_path: Path, capsys, monkeypat
     assert json.loads(target.read_text())["scenario"]["duration_s"] == 1.0
 
 
+def test_a_duration_inside_the_warm_up_names_the_warm_up(capsys, monkeypatch) -> None:
+    wifi_3g = ROOT / "scenarios" / "two_path_wifi_3g.toml"  # warmup_s = 2
+    code, _, err = run_cli(["sim", str(wifi_3g), "--duration", "1.5"], capsys, monkeypatch)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "duration_s: expected a duration longer than the scenario's warm-up" in err
+    assert "warmup_s = 2 s; got 1.5" in err
+
+
 def test_installed_command_exit_code(tmp_path: Path) -> None:
     path, line = _bad_file(tmp_path, "loss = 0.0", "loss = 1.0")
     exe = Path(sys.executable).with_name("mptcplab")

@@ -395,7 +395,10 @@ impl Scenario {
         if self.warmup_s >= self.duration_s {
             return Err(err(
                 "warmup_s",
-                "expected a warm-up shorter than duration_s",
+                format!(
+                    "expected a warm-up shorter than duration_s = {} s, got {}",
+                    self.duration_s, self.warmup_s
+                ),
             ));
         }
         positive(

@@ -449,7 +449,11 @@ class Scenario(_Model):
         _positive(self.duration_s, "duration_s", "a duration in seconds")
         _finite_at_least(self.warmup_s, 0.0, "warmup_s", "seconds ≥ 0")
         if self.warmup_s >= self.duration_s:
-            raise _invalid("warmup_s", "expected a warm-up shorter than duration_s")
+            raise _invalid(
+                "warmup_s",
+                f"expected a warm-up shorter than duration_s = {_num(self.duration_s)} s, "
+                f"got {_num(self.warmup_s)}",
+            )
         _positive(self.trace_interval_ms, "trace_interval_ms", "milliseconds")
         if not self.links:
             raise _invalid("links", "expected at least one link")

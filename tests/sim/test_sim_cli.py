@@ -103,6 +103,19 @@ def test_a_duration_inside_the_warm_up_names_the_warm_up(capsys, monkeypatch) ->
     assert "warmup_s = 2 s; got 1.5" in err
 
 
+@needs_engine
+def test_the_tables_say_what_the_traces_hold_and_where(capsys, monkeypatch) -> None:
+    argv = ["sim", str(DEFAULT), "--duration", "2", "--trace", "cwnd,queue"]
+    code, out, err = run_cli(argv, capsys, monkeypatch)
+    assert code == 0, err
+    samples = int(2 / 0.1) + 1  # every trace_interval_ms (100) from 0 to the end
+    note = next(line for line in out.splitlines() if line.startswith("traces"))
+    assert "--json or -o FILE" in note
+    assert f"cwnd 1 × {samples} samples" in note and f"queue 1 × {samples} samples" in note
+    code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)
+    assert code == 0 and "traces" not in out
+
+
 def test_installed_command_exit_code(tmp_path: Path) -> None:
     path, line = _bad_file(tmp_path, "loss = 0.0", "loss = 1.0")
     exe = Path(sys.executable).with_name("mptcplab")

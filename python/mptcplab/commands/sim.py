@@ -134,6 +134,21 @@ def footer(report: Report) -> str:
     return " · ".join(parts)
 
 
+def traces_note(report: Report) -> str | None:
+    """What the requested traces hold; the tables do not show them, the JSON report does."""
+    t = report.traces
+    if t is None:
+        return None
+    parts = []
+    for name, series in (("cwnd", t.cwnd), ("rwnd", t.rwnd), ("queue", t.queue)):
+        if series:
+            parts.append(f"{name} {len(series)} × {len(t.time_s)} samples")
+    if t.blocks:
+        parts.append(f"blocks {sum(len(b.done_s) for b in t.blocks)} latencies")
+    held = ", ".join(parts) if parts else "nothing (no sample fell in the run)"
+    return f"traces (in the JSON report: --json or -o FILE): {held}"
+
+
 def print_report(report: Report, console: Console | None = None) -> None:
     if console is None:
         console = command_console()
@@ -142,6 +157,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
     console.print(links_table(report))
     console.print()
     console.print(footer(report), style="dim", highlight=False)
+    note = traces_note(report)
+    if note is not None:
+        console.print(note, style="dim", highlight=False, soft_wrap=True)
 
 
 def sim_command(

@@ -68,7 +68,7 @@ def _counters(**values: int) -> dict[str, Any]:
         "max_queue_packets",
         "delivered",
         "busy_release_bytes",
-        "busy_release_wall_ns",
+        "busy_release_span_ns",
     ]
     base = dict.fromkeys(names, 0)
     return {**base, **values}
@@ -169,7 +169,7 @@ def run_data(**overrides: Any) -> RunData:
         max_queue_packets=14,
         delivered=1000,
         busy_release_bytes=1_000_000,
-        busy_release_wall_ns=1_000_000_000,
+        busy_release_span_ns=1_000_000_000,
     )
     data = RunData(
         scenario=sc,
@@ -261,7 +261,7 @@ def test_an_emulator_that_fell_behind_is_flagged() -> None:
     good = build(run_data(), run_id="0123abcd", version="0.1.0")["fidelity"]
     assert not good["emulation_bottleneck"]
     assert good["links"][0]["rate_ratio"] == pytest.approx(1.0)
-    slow = _counters(busy_release_bytes=1_000_000, busy_release_wall_ns=1_100_000_000)
+    slow = _counters(busy_release_bytes=1_000_000, busy_release_span_ns=1_100_000_000)
     data = run_data()
     data.linkem_final = _linkem(T0 + 10 * S, slow, _counters())
     data.tun_drops = {"c0/p0": 7}

@@ -197,8 +197,8 @@ impl Emulator {
                 }
                 Err(_) => tun.stats.write_errors += 1,
             }
-            let late = wall.saturating_sub(self.epoch_ns + d.scheduled.0);
-            self.net.dirs[d.last_dir].record_release(wall, late, d.bytes, d.back_to_back);
+            let due = self.epoch_ns + d.scheduled.0;
+            self.net.dirs[d.last_dir].record_release(wall, due, d.bytes, d.back_to_back);
             self.pool.push(d.payload);
         }
     }

@@ -308,8 +308,8 @@ def fidelity(data: RunData) -> dict[str, Any]:
         c = fwd["counters"]
         achieved = None
         ratio = None
-        if c["busy_release_bytes"] >= MIN_BUSY_RELEASES_BYTES and c["busy_release_wall_ns"] > 0:
-            achieved = c["busy_release_bytes"] * 8 / c["busy_release_wall_ns"] * 1e3
+        if c["busy_release_bytes"] >= MIN_BUSY_RELEASES_BYTES and c["busy_release_span_ns"] > 0:
+            achieved = c["busy_release_bytes"] * 8 / c["busy_release_span_ns"] * 1e3
             ratio = achieved / spec.capacity_mbps
         link_problems = []
         if ratio is not None and ratio < MIN_RATE_RATIO:

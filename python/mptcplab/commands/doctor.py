@@ -7,8 +7,9 @@ import sys
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
+
+from mptcplab.commands.console import command_console
 
 
 def doctor_command() -> None:
@@ -29,7 +30,7 @@ def doctor_command() -> None:
         else:
             status = "[yellow]warning[/yellow]"
         table.add_row(c.name, status, c.found, "" if c.ok else c.fix)
-    console = Console()
+    console = command_console()
     console.print(table)
     blocking = [c.name for c in checks if c.required and not c.ok]
     if blocking:

@@ -274,6 +274,21 @@ mod tests {
         )
     }
 
+    /// A drop-tail link with jitter, its random streams derived from `seed`.
+    fn jittered_link(mbps: f64, delay_ms: u64, jitter_ms: u64, packets: u64, seed: u64) -> LinkDir {
+        LinkDir::new(
+            Some(BitsPerSec::from_mbps(mbps)),
+            SimTime::from_millis(delay_ms),
+            SimTime::from_millis(jitter_ms),
+            0.0,
+            Some(Discipline::DropTail(DropTailQueue {
+                limit: Limit::Packets(packets),
+            })),
+            RandomStream::derive(seed, 0, StreamPurpose::LinkLoss),
+            RandomStream::derive(seed, 0, StreamPurpose::LinkJitter),
+        )
+    }
+
     fn exit(o: Outcome) -> SimTime {
         match o {
             Outcome::Forward { exit, .. } => exit,
@@ -381,17 +396,7 @@ mod tests {
 
     #[test]
     fn jitter_stays_within_bounds_and_never_reorders() {
-        let mut l = LinkDir::new(
-            Some(BitsPerSec::from_mbps(100.0)),
-            SimTime::from_millis(10),
-            SimTime::from_millis(5),
-            0.0,
-            Some(Discipline::DropTail(DropTailQueue {
-                limit: Limit::Packets(1_000_000),
-            })),
-            RandomStream::derive(3, 0, StreamPurpose::LinkLoss),
-            RandomStream::derive(3, 0, StreamPurpose::LinkJitter),
-        );
+        let mut l = jittered_link(100.0, 10, 5, 1_000_000, 3);
         let tx = BitsPerSec::from_mbps(100.0).serialization_time(1500);
         let mut prev = SimTime::ZERO;
         let mut max_extra = SimTime::ZERO;
@@ -457,17 +462,7 @@ mod tests {
         // 2 ms of jitter, each released exactly when due: the emulator kept up, so the busy
         // rate is the link rate. Spacing the releases as they came would read less: within a
         // burst, a packet cannot leave before the one ahead, so jitter only ever adds spacing.
-        let mut l = LinkDir::new(
-            Some(BitsPerSec::from_mbps(20.0)),
-            SimTime::from_millis(5),
-            SimTime::from_millis(2),
-            0.0,
-            Some(Discipline::DropTail(DropTailQueue {
-                limit: Limit::Packets(100),
-            })),
-            RandomStream::derive(5, 0, StreamPurpose::LinkLoss),
-            RandomStream::derive(5, 0, StreamPurpose::LinkJitter),
-        );
+        let mut l = jittered_link(20.0, 5, 2, 100, 5);
         let (mut wall_bytes, mut wall_span, mut prev) = (0u64, 0u64, None::<u64>);
         for burst in 0..300u64 {
             for _ in 0..3 {

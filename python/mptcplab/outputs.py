@@ -11,14 +11,26 @@ from pathlib import Path
 from mptcplab.errors import UserError
 
 
+def _cannot_write(out: Path, what: str, exc: OSError) -> UserError:
+    return UserError(f"cannot write {what}: {exc.strerror or exc}", file=str(out))
+
+
+def make_folder(path: str | Path, what: str) -> Path:
+    """Make the folder that will hold ``path`` (a file written later, or created by SQLite)."""
+    out = Path(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _cannot_write(out, what, exc) from None
+    return out
+
+
 @contextmanager
 def writing(path: str | Path, what: str) -> Iterator[Path]:
     """``with writing(out, "the report") as out: out.write_text(...)``: the body writes ``out``
     (its parent folder exists by then); an :class:`OSError` becomes a :class:`UserError`."""
-    out = Path(path)
+    out = make_folder(path, what)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         yield out
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UserError(f"cannot write {what}: {reason}", file=str(out)) from None
+        raise _cannot_write(out, what, exc) from None

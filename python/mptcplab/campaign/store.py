@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mptcplab.errors import UserError
-from mptcplab.outputs import writing
+from mptcplab.outputs import make_folder
 
 FORMAT_VERSION = 1
 
@@ -163,8 +163,7 @@ class Store:
         if not create and not self.path.is_file():
             raise UserError(f"no store at {self.path}", field="STORE")
         if create:
-            with writing(self.path, "the store"):
-                pass  # only its folder: SQLite creates the file
+            make_folder(self.path, "the store")  # SQLite creates the file
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")

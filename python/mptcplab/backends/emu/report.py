@@ -126,9 +126,11 @@ def _counter_at(series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str) -
     before_t, before_v = None, 0.0
     for t, s in series:
         value = float(s[key])
-        if t >= t_ns:
-            if t == t_ns or before_t is None:
-                return value if t == t_ns else 0.0
+        if t == t_ns:
+            return value
+        if t > t_ns:
+            if before_t is None:
+                return 0.0
             return before_v + (value - before_v) * (t_ns - before_t) / (t - before_t)
         before_t, before_v = t, value
     return before_v

@@ -13,6 +13,7 @@ import pytest
 
 from mptcplab import sim
 from mptcplab.cli import main
+from mptcplab.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "scenarios" / "default.toml"
@@ -114,6 +115,12 @@ def test_the_tables_say_what_the_traces_hold_and_where(capsys, monkeypatch) -> N
     assert f"cwnd 1 × {samples} samples" in note and f"queue 1 × {samples} samples" in note
     code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)
     assert code == 0 and "traces" not in out
+
+
+def test_a_non_positive_duration_from_the_api_is_refused_as_such() -> None:
+    # The warm-up message is for a positive duration inside the warm-up only.
+    with pytest.raises(UserError, match=r"duration_s: expected a duration in seconds > 0, got -1"):
+        sim.run(DEFAULT, duration_s=-1)
 
 
 def test_installed_command_exit_code(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def with_overrides(
     if seed is not None:
         changes["seed"] = seed
     if duration_s is not None:
-        if duration_s <= model.warmup_s:  # name what was given, not the file's warmup_s
+        if 0 < duration_s <= model.warmup_s:  # name what was given, not the file's warmup_s
             raise UserError(
                 f"expected a duration longer than the scenario's warm-up, "
                 f"warmup_s = {model.warmup_s:g} s; got {duration_s:g}",

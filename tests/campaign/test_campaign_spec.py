@@ -111,6 +111,30 @@ BAD_FILES = [
         ["rejected cc", "'olla'"],
     ),
     (
+        "gap in a list parameter: the factor past it is blamed",
+        lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "capacity_mbps[3]"'),
+        "[factors.cap1]",
+        "factors.cap1",
+        ["capacity_mbps[1] is not set", "factor 'cap1' sets capacity_mbps[3]"],
+    ),
+    (
+        "template rejects a list element: its own factor is blamed, not the list's first",
+        lambda t: t.replace(
+            'low = 1.0\nhigh = 20.0\nparam = "capacity_mbps[1]"',
+            'low = -20.0\nhigh = -1.0\nparam = "capacity_mbps[1]"',
+        ),
+        "[factors.cap1]",
+        "factors.cap1",
+        ["rejected capacity_mbps[1] = -", "expected a number > 0"],
+    ),
+    (
+        "template rejects a list's length: the factor of its last element is blamed",
+        lambda t: t + '\n[factors.cap2]\nlow = 1.0\nhigh = 2.0\nparam = "capacity_mbps[2]"\n',
+        "[factors.cap2]",
+        "factors.cap2",
+        ["rejected capacity_mbps (", "capacity_mbps[2] = ", "expected 2 numbers"],
+    ),
+    (
         "two factors on one parameter",
         lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "capacity_mbps[0]"'),
         'param = "capacity_mbps[0]"\n\n[factors.cc]',

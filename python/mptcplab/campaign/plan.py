@@ -152,16 +152,32 @@ def _template_error(
 ) -> UserError:
     """Point at the campaign key responsible: the factor that set the parameter, else the fixed
     parameter, else the [scenario] table."""
-    param = (field or "").split(".", 1)[0].split("[", 1)[0]
+    element = (field or "").split(".", 1)[0]
+    param = element.split("[", 1)[0]
+    message = f"template '{campaign.spec.scenario.template}' rejected {element or 'the parameters'}"
+    exact = [v for t, v in assignments.items() if str(t) == element]
     shown = ", ".join(f"{t} = {v!r}" for t, v in assignments.items() if t.param == param)
-    message = f"template '{campaign.spec.scenario.template}' rejected {param or 'the parameters'}"
-    message += f" ({shown}): {detail}" if shown else f": {detail}"
-    owner = next((name for t, name in campaign.owners.items() if t.param == param), None)
+    if exact:
+        message += f" = {exact[0]!r}: {detail}"
+    else:
+        message += f" ({shown}): {detail}" if shown else f": {detail}"
+    owner = _owner_of(campaign, param, element)
     if owner is not None:
         return UserError(message, **campaign.where("factors", owner))
     if param in campaign.fixed:
         return UserError(message, **campaign.where("scenario", param))
     return UserError(message, **campaign.where("scenario"))
+
+
+def _owner_of(campaign: Campaign, param: str, element: str) -> str | None:
+    """The factor behind a template's complaint about ``element``: the one setting that very
+    element ("rtt_ms[1]"), else, for a complaint about the whole list (its length), the one
+    setting its last element."""
+    owned = {t: name for t, name in campaign.owners.items() if t.param == param}
+    exact = next((name for t, name in owned.items() if str(t) == element), None)
+    if exact is not None or not owned:
+        return exact
+    return owned[max(owned, key=lambda t: -1 if t.index is None else t.index)]
 
 
 def reference_scenarios(scenario: Mapping[str, Any], campaign: Campaign) -> list[dict[str, Any]]:

@@ -575,11 +575,14 @@ class _Checker:
             top = max(i for i in indices if i is not None)
             missing = [i for i in range(given, top + 1) if i not in indices]
             if missing:
+                # The factor past the gap is the likely mistake (a wrong index), not the first.
+                owner = self.owners[Target(param, top)]
                 raise self.fail(
-                    f"{param}[{missing[0]}] is not set: give '{param}' as a list in [scenario] "
-                    f"or map a factor to {param}[{missing[0]}]",
+                    f"{param}[{missing[0]}] is not set but factor '{owner}' sets {param}[{top}]: "
+                    f"give '{param}' as a list in [scenario] or map a factor to "
+                    f"{param}[{missing[0]}]",
                     "factors",
-                    self.owners[set_by_factors[0]],
+                    owner,
                 )
 
 

@@ -283,6 +283,10 @@ def test_status_and_export_commands(write_campaign, cli, tmp_path) -> None:
     code, out, _ = cli("status", str(summary.store))
     assert code == 0
     assert "12 runs planned" in out and "12 done" in out and "0 pending" in out
+    # Each record on lines of its own, none wrapped in a log (the backend version whole).
+    assert all(len(line) <= 120 for line in out.splitlines()), out
+    (version_line,) = [line for line in out.splitlines() if "mpsim" in line]
+    assert "(report format " in version_line, out
 
     # The same campaign with a fourth point: the stored runs count, the new ones are pending.
     more = write_campaign(

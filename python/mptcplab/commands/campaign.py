@@ -124,9 +124,10 @@ def _print_status(
     if history:
         last = history[-1]
         ended = last["ended_at"] or "not closed (interrupted or still running)"
+        console.print(f"  last run: started {last['started_at']}, ended {ended}")
         console.print(
-            f"  last run: started {last['started_at']}, ended {ended}, on {last['host']} "
-            f"({last['executor']} × {last['jobs']}, {last['backend_version']})"
+            f"            on {last['host']} ({last['executor']} × {last['jobs']}), "
+            f"{last['backend_version']}"
         )
     failures = store.failures()
     if failures:

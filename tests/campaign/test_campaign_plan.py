@@ -169,4 +169,7 @@ def test_shipped_campaigns_plan_the_study(name, points, replications, runs) -> N
         for link in task.scenario["links"]:
             assert 0.1 <= link["capacity_mbps"] <= 100.0
             assert 0.0 <= 2 * link["delay_ms"] <= (400.0 if high_bdp else 50.0)
-            assert 0.0 <= link["queue"]["ms"] <= (2000.0 if high_bdp else 100.0)
+            # Queuing delay of the full buffer: whole 1500-byte packets behind the one sent.
+            packet_ms = 1500 * 8 / (link["capacity_mbps"] * 1e3)
+            wait_ms = (link["queue"]["packets"] - 1) * packet_ms
+            assert 0.0 <= wait_ms <= (2000.0 if high_bdp else 100.0) + packet_ms / 2

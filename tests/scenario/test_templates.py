@@ -35,7 +35,8 @@ def test_two_path_links_follow_the_factors() -> None:
     a, b = s.links
     assert (a.capacity_mbps, b.capacity_mbps) == (10, 2.5)
     assert (a.delay_ms, b.delay_ms) == (10, 75)  # one-way = RTT / 2
-    assert a.queue == DropTailQueue(ms=50) and b.queue == DropTailQueue(ms=800)
+    assert _full_buffer_wait_ms(a) == pytest.approx(50, abs=_packet_ms(a) / 2)
+    assert _full_buffer_wait_ms(b) == pytest.approx(800, abs=_packet_ms(b) / 2)
     assert (a.loss, b.loss) == (0.01, 0)
     (flow,) = s.flows
     assert flow.protocol == "mptcp" and flow.paths == [[a.id], [b.id]]
@@ -45,7 +46,36 @@ def test_two_path_links_follow_the_factors() -> None:
 def test_two_path_rtt_20_gives_10_ms_each_way() -> None:
     s = t.two_path(rtt_ms=20, queuing_delay_ms=80)
     assert [link.delay_ms for link in s.links] == [10, 10]
-    assert [link.queue for link in s.links] == [DropTailQueue(ms=80)] * 2
+    # 10 Mbit/s: 1.2 ms per full packet; 80 ms of waiting room is 66.7 packets, so 67 wait.
+    assert [link.queue for link in s.links] == [DropTailQueue(packets=1 + 67)] * 2
+
+
+@pytest.mark.parametrize(
+    ("capacity_mbps", "queuing_delay_ms"),
+    [(100.0, 0.0), (100.0, 37.0), (10.0, 50.0), (2.5, 800.0), (0.5, 96.0), (0.5, 30.0)],
+)
+def test_two_path_buffer_adds_the_queuing_delay_asked_for(
+    capacity_mbps: float, queuing_delay_ms: float
+) -> None:
+    """The factor is the queuing delay a full buffer adds (spec §4.6): the packets waiting
+    behind the one being sent, in whole full-size packets, wait that long within half a
+    packet's transmission time, however slow the link."""
+    s = t.two_path(capacity_mbps=capacity_mbps, queuing_delay_ms=queuing_delay_ms)
+    for link in s.links:
+        assert _full_buffer_wait_ms(link) == pytest.approx(
+            queuing_delay_ms, abs=_packet_ms(link) / 2
+        )
+
+
+def _packet_ms(link: Any) -> float:
+    """Transmission time of a full-size packet (1500 B on the wire)."""
+    return 1500 * 8 / (link.capacity_mbps * 1e3)
+
+
+def _full_buffer_wait_ms(link: Any) -> float:
+    """Longest wait of a full-size packet: the buffer counts the packet being sent."""
+    assert isinstance(link.queue, DropTailQueue) and link.queue.packets is not None
+    return (link.queue.packets - 1) * _packet_ms(link)
 
 
 def test_two_path_connection_options() -> None:

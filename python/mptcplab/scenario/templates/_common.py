@@ -12,6 +12,8 @@ from pydantic import ValidationError
 
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import (
+    HEADER_BYTES,
+    MSS_BYTES,
     BlocksApp,
     BulkApp,
     DropTailQueue,
@@ -124,6 +126,23 @@ def receive_buffer(name: str, value: Any) -> dict[str, Any]:
     if _is_real(value):
         return {"rcvbuf_bytes": integer(name, value, minimum=1)}
     raise UserError(f'expected "auto" or a size in bytes, got {value!r}', field=name)
+
+
+def droptail_queuing_delay(capacity_mbps: float, queuing_delay_ms: float) -> DropTailQueue:
+    """A drop-tail buffer whose full waiting room adds ``queuing_delay_ms`` of queuing delay to a
+    full-size packet: the packet being sent (the simulator's and linkem's buffers count it) plus
+    the whole number of full-size packets nearest to ``queuing_delay_ms`` of the link rate.
+
+    A buffer of ``queuing_delay_ms`` of the link rate that counts the packet being sent adds one
+    packet's transmission time less than that, and nothing when it holds less than two packets:
+    at 0.5 Mbit/s (24 ms per full packet) a 96 ms buffer makes a packet wait 72 ms at most, and
+    any buffer under 48 ms leaves no waiting room at all, so that a TCP flow loses about every
+    other packet of its bursts. The CoNEXT
+    2013 factor is the delay the buffer adds (spec §4.6), and a testbed sets it as a queue
+    limit in whole packets (a Linux qdisc's limit does not count the packet being sent).
+    """
+    waiting_bytes = capacity_mbps * 1e6 / 8.0 * queuing_delay_ms / 1e3
+    return DropTailQueue(packets=1 + round(waiting_bytes / (MSS_BYTES + HEADER_BYTES)))
 
 
 def droptail_ms(queuing_delay_ms: float) -> DropTailQueue:

@@ -22,7 +22,7 @@ from mptcplab.scenario.templates._common import (
     boolean,
     build,
     choice,
-    droptail_ms,
+    droptail_queuing_delay,
     integer,
     number,
     per_path,
@@ -52,7 +52,7 @@ def _links(
             "capacity_mbps": caps[k],
             # The reverse direction has the same delay, so the propagation RTT is twice this.
             "delay_ms": rtts[k] / 2.0,
-            "queue": droptail_ms(queues[k]),
+            "queue": droptail_queuing_delay(caps[k], queues[k]),
             "loss": losses[k],
         }
         for k in range(n)
@@ -102,8 +102,9 @@ def two_path(
     - ``capacity_mbps``: bottleneck rate, Mbit/s. Default (10, 10). The study spans 0.1–100.
     - ``rtt_ms``: propagation RTT of the uncongested path, ms; each link gets a one-way delay of
       ``rtt_ms / 2``. Default (20, 20). The study spans 0–50 (low-BDP) or 0–400 (high-BDP).
-    - ``queuing_delay_ms``: drop-tail buffer sized in ms of the link rate, i.e. the queuing
-      delay it adds when full. Default (50, 50). The study spans 0–100 or 0–2000.
+    - ``queuing_delay_ms``: the queuing delay the full drop-tail buffer adds: it holds the
+      packet being sent plus this many ms of the link rate in whole full-size packets (the
+      nearest number). Default (50, 50). The study spans 0–100 or 0–2000.
     - ``loss``: random loss probability per packet, in [0, 1). Default (0, 0); the loss study
       spans 0–0.025.
 
@@ -206,9 +207,9 @@ def three_bottleneck(
     Per-bottleneck parameters take three numbers or one for all: ``capacity_mbps`` (default 10),
     ``rtt_ms`` (propagation RTT across one bottleneck; one-way delay ``rtt_ms / 2``, so a two-hop
     subflow's propagation RTT is the sum of its two; default 20), ``queuing_delay_ms``
-    (drop-tail buffer in ms of the link rate; default 50), ``loss`` (default 0). Connection
-    parameters and defaults as in :func:`two_path` (``cc`` default ``lia``; the study also ran
-    ``olia`` and uncoupled ``reno``).
+    (the queuing delay the full drop-tail buffer adds, as in :func:`two_path`; default 50),
+    ``loss`` (default 0). Connection parameters and defaults as in :func:`two_path` (``cc``
+    default ``lia``; the study also ran ``olia`` and uncoupled ``reno``).
     """
     cc_value = choice("cc", cc, CC)
     app_value = application("app", app)

@@ -477,8 +477,12 @@ def test_progress_and_summary_are_not_cut_in_a_log(write_campaign, run_cli, tmp_
     # Into a pipe (a CI log, `make run | tee`), rich would fit 80 columns and cut the figures.
     name = "conext13-lowbdp-lia-olia-balia-cubic"
     path = write_campaign(SMALL_CAMPAIGN.replace('name = "small"', f'name = "{name}"'))
-    out = run_cli("run", str(path), "-o", str(tmp_path / "s.sqlite"), "-j", "1")
+    store = tmp_path / ("a-folder-with-a-long-name-" * 4) / "s.sqlite"
+    out = run_cli("run", str(path), "-o", str(store), "-j", "1")
     assert out.returncode == 0, out.stderr
     assert "…" not in out.stderr, out.stderr
     progress = next(line for line in out.stderr.splitlines() if line.startswith(name))
     assert "12/12" in progress and "0 failed" in progress, progress
+    # The summary names the store: longer than 120 columns, it stays one line all the same.
+    summary = next(line for line in out.stderr.splitlines() if "runs planned" in line)
+    assert len(summary) > 120 and summary.endswith(f"done in {store}"), out.stderr

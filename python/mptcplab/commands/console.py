@@ -1,6 +1,7 @@
 """The console the commands print to. On a terminal rich fits its width; into a file, a pipe or
 a CI log it would squeeze tables and progress lines into 80 columns and cut their figures
-("2000/2…"), so there it gets at least 120."""
+("2000/2…"), so there it gets at least 120, and a line longer than that (a summary naming a
+long path) stays one line instead of being broken at a space."""
 
 from __future__ import annotations
 
@@ -13,4 +14,5 @@ def command_console(*, stderr: bool = False) -> Console:
     console = Console(stderr=stderr)
     if not console.is_terminal:
         console.width = max(console.width, MIN_WIDTH_OFF_TERMINAL)
+        console.soft_wrap = True
     return console

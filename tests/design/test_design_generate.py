@@ -37,7 +37,7 @@ def test_factorial_kinds() -> None:
         (("wsp", 2, 8), {"oversampl": 30}, r"unknown option\(s\) \['oversampl'\]"),
         (("random", 2, 8), {"scramble": True}, "accepted: none"),
         (("wsp", 2), {}, "number of points n is required"),
-        (("factorial", 2, 10), {}, "not a power"),
+        (("factorial", 2, 10), {}, r"not a power.*--option levels=L.*options = \{ levels = L \}"),
         (("factorial", 2, 10), {"levels": 3}, "give 9 points, not n = 10"),
         (("lhs", 2, 5), {"optimize": False, "it": 10}, "only apply with optimize"),
     ],

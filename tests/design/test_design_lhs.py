@@ -84,6 +84,12 @@ def test_two_points_cannot_improve_and_are_returned() -> None:
     assert np.array_equal(res.points, start)
 
 
+def test_a_one_point_maximin_lhs_is_a_point_of_the_cube() -> None:
+    # Nothing to spread: one point has no distance to another (annealing would divide by none).
+    (point,) = maximin_lhs(3, 1, rng=0)
+    assert ((point >= 0) & (point < 1)).all()
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -17,6 +17,8 @@ from .lhs import lhs, maximin_lhs
 from .sobol import sobol, uniform_random
 from .wsp import wsp
 
+_LEVELS_HOW = " (--option levels=L, or options = { levels = L } in a campaign's [design])"
+
 
 def _wsp(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
     return wsp(d, _need_n("wsp", n), rng=rng, **options)
@@ -52,11 +54,15 @@ def _factorial(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> 
     else:
         if levels is None:
             if n is None:
-                raise ValueError("design 'factorial': give 'levels' (per factor or one for all)")
+                raise ValueError(
+                    "design 'factorial': give the option 'levels' (per factor or one for all)"
+                    f"{_LEVELS_HOW}"
+                )
             per_factor = round(n ** (1.0 / d))
             if per_factor**d != n:
                 raise ValueError(
-                    f"design 'factorial': n = {n} is not a power L^{d}; give 'levels' instead"
+                    f"design 'factorial': n = {n} is not a power L^{d}; give the option "
+                    f"'levels' instead{_LEVELS_HOW}"
                 )
             levels = per_factor
         points = full_factorial(levels, d=d)

@@ -279,4 +279,6 @@ def maximin_lhs(
     """
     gen = as_generator(rng)
     start = lhs(d, n, rng=gen, centered=centered)
+    if n < 2:
+        return start  # one point has no distance to spread
     return anneal_maximin(start, rng=gen, T0=T0, c=c, it=it, p=p, profile=profile, Imax=Imax).points

@@ -91,3 +91,7 @@ def test_bad_levels_are_explained() -> None:
         full_factorial([3, 1])
     with pytest.raises(ValueError, match="needs d"):
         full_factorial(3)
+    # A string is iterable: 'abc' (a mistyped --option levels=...) is not three factors.
+    for wrong in ("abc", 2.5):
+        with pytest.raises(ValueError, match="expected an integer or a list of integers"):
+            full_factorial(wrong, d=3)  # type: ignore[arg-type]

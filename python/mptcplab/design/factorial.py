@@ -33,8 +33,13 @@ def full_factorial(levels: int | Sequence[int], *, d: int | None = None) -> np.n
         if d is None:
             raise ValueError("levels: an integer number of levels needs d (the number of factors)")
         counts = [int(levels)] * check_count("d", d)
+    elif isinstance(levels, str | bytes) or not hasattr(levels, "__iter__"):
+        # A string is iterable too: 'abc' must not read as three factors.
+        raise ValueError(
+            f"levels: expected an integer or a list of integers (one per factor), got {levels!r}"
+        )
     else:
-        counts = list(levels)  # type: ignore[arg-type]
+        counts = list(levels)
         if d is not None and len(counts) != d:
             raise ValueError(f"levels: {len(counts)} entries for d = {d} factors")
     if not counts:

@@ -157,10 +157,11 @@ def _template_error(
     message = f"template '{campaign.spec.scenario.template}' rejected {element or 'the parameters'}"
     exact = [v for t, v in assignments.items() if str(t) == element]
     shown = ", ".join(f"{t} = {v!r}" for t, v in assignments.items() if t.param == param)
-    if exact:
-        message += f" = {exact[0]!r}: {detail}"
-    else:
-        message += f" ({shown}): {detail}" if shown else f": {detail}"
+    if exact:  # one element of a list, or a scalar parameter: its value alone
+        message += f" = {exact[0]!r}"
+    elif shown:  # the list as a whole: every element the factors set
+        message += f" ({shown})"
+    message += f": {detail}"
     owner = _owner_of(campaign, param, element)
     if owner is not None:
         return UserError(message, **campaign.where("factors", owner))

@@ -137,17 +137,17 @@ def droptail_queuing_delay(capacity_mbps: float, queuing_delay_ms: float) -> Dro
     packet's transmission time less than that, and nothing when it holds less than two packets:
     at 0.5 Mbit/s (24 ms per full packet) a 96 ms buffer makes a packet wait 72 ms at most, and
     any buffer under 48 ms leaves no waiting room at all, so that a TCP flow loses about every
-    other packet of its bursts. The CoNEXT
-    2013 factor is the delay the buffer adds (spec §4.6), and a testbed sets it as a queue
-    limit in whole packets (a Linux qdisc's limit does not count the packet being sent).
+    other packet of its bursts. The CoNEXT 2013 factor is the delay the buffer adds (spec
+    §4.6), and a testbed sets it as a queue limit in whole packets (a Linux qdisc's limit does
+    not count the packet being sent).
     """
     waiting_bytes = capacity_mbps * 1e6 / 8.0 * queuing_delay_ms / 1e3
     return DropTailQueue(packets=1 + round(waiting_bytes / (MSS_BYTES + HEADER_BYTES)))
 
 
 def droptail_ms(queuing_delay_ms: float) -> DropTailQueue:
-    """A drop-tail buffer holding ``queuing_delay_ms`` of the link rate (CoNEXT 2013 sizes its
-    buffers by the queuing delay they add)."""
+    """A drop-tail buffer of ``queuing_delay_ms`` of the link rate in bytes, the packet being sent
+    included (the NSDI 2012 setup gives its buffers so: 80 ms of 8 Mbit/s, 2 s of 2 Mbit/s)."""
     return DropTailQueue(ms=queuing_delay_ms)
 
 

@@ -82,3 +82,18 @@ def test_report_of_a_missing_store_is_a_user_error(tmp_path, monkeypatch, capsys
     except SystemExit as exc:
         assert exc.code == 2
     assert "no store at" in capsys.readouterr().err
+
+
+def test_a_results_folder_given_for_its_store_names_the_store(tmp_path, monkeypatch, capsys):
+    from mptcplab import cli
+    from mptcplab.campaign import Store
+
+    Store(tmp_path / "store.sqlite", create=True).close()
+    monkeypatch.setattr(sys, "argv", ["mptcplab", "status", str(tmp_path)])
+    try:
+        cli.main()
+    except SystemExit as exc:
+        assert exc.code == 2
+    assert f"{tmp_path} is a folder; its store is {tmp_path / 'store.sqlite'}" in (
+        capsys.readouterr().err
+    )

@@ -161,6 +161,9 @@ class Store:
     def __init__(self, path: str | Path, *, create: bool = False) -> None:
         self.path = Path(path)
         if not create and not self.path.is_file():
+            inside = self.path / "store.sqlite"
+            if inside.is_file():  # the campaign's results folder, given for its store
+                raise UserError(f"{self.path} is a folder; its store is {inside}", field="STORE")
             raise UserError(f"no store at {self.path}", field="STORE")
         if create:
             make_folder(self.path, "the store")  # SQLite creates the file

@@ -27,6 +27,7 @@ from mptcplab.backends.emu.runner import preflight, run_scenario
 from mptcplab.errors import UserError
 from mptcplab.scenario.load import load_document, scenario_from_data, with_overrides
 from mptcplab.scenario.model import Scenario
+from mptcplab.tomlloc import json_line_of, line_of
 
 __all__ = ["EmulatorError", "UserError", "available", "clean", "run"]
 
@@ -63,7 +64,19 @@ def run(
     values when given. Raises :class:`UserError` for scenarios the kernel cannot run and
     :class:`EmulatorError` when the machine refuses a step."""
     model = with_overrides(_model(scenario), seed=seed, duration_s=duration_s, trace=trace)
-    return run_scenario(model, version=__version__)
+    try:
+        return run_scenario(model, version=__version__)
+    except UserError as exc:
+        # What the kernel cannot run is refused by field; a file's field has a line there.
+        if exc.file is None and exc.field and isinstance(scenario, str | os.PathLike):
+            raise _in_file(exc, scenario) from None
+        raise
+
+
+def _in_file(exc: UserError, path: str | os.PathLike[str]) -> UserError:
+    _, text, syntax = load_document(path)
+    line = line_of(text, exc.field) if syntax == "toml" else json_line_of(text, exc.field)
+    return UserError(exc.detail, file=str(path), line=line, field=exc.field)
 
 
 def clean(*, force: bool = False) -> list[str]:

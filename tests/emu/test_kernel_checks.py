@@ -127,3 +127,47 @@ def test_tcp_flows_ignore_the_mptcp_scheduler() -> None:
         }
     )
     assert kernel.check(sc, KERNEL) == []
+
+
+SCENARIO_FILE = """\
+duration_s = 5
+[[links]]
+id = "a"
+capacity_mbps = 8
+delay_ms = 10
+[[links]]
+id = "b"
+capacity_mbps = 2
+delay_ms = 75
+[[flows]]
+id = "f"
+protocol = "mptcp"
+cc = "cubic"
+paths = [["a"], ["b"]]
+"""
+
+
+@pytest.mark.parametrize("overrides", [{}, {"seed": 3, "duration_s": 2.0, "trace": ["cwnd"]}])
+@pytest.mark.parametrize(
+    ("extra", "line_text", "shown"),
+    [
+        ("", "[[flows]]", "'minrtt' (the default)"),  # no key: the line of its table
+        ('scheduler = "roundrobin"\n', 'scheduler = "roundrobin"', "'roundrobin' is not"),
+    ],
+)
+def test_a_refusal_of_a_file_names_its_line_and_tells_a_default_from_a_setting(
+    tmp_path, monkeypatch, overrides: dict, extra: str, line_text: str, shown: str
+) -> None:
+    from mptcplab import emu
+
+    monkeypatch.setattr(kernel, "probe", lambda: KERNEL)  # refused before any system access
+    text = SCENARIO_FILE + extra
+    path = tmp_path / "s.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(UserError) as exc:
+        emu.run(path, **overrides)
+    err = exc.value
+    expected_line = text.splitlines().index(line_text) + 1
+    assert (err.file, err.line, err.field) == (str(path), expected_line, "flows[0].scheduler")
+    # --seed, --duration, --trace do not turn the file's defaults into settings.
+    assert shown in str(err)

@@ -172,7 +172,9 @@ def with_overrides(
         changes["trace"] = list(trace)
     if not changes:
         return model
-    return scenario_from_data({**model.to_dict(), **changes})
+    # Only what the file set, so that the model still tells a file's value from a default
+    # (the emulator refuses a setting the kernel lacks but notes a default it does not model).
+    return scenario_from_data({**model.model_dump(mode="json", exclude_unset=True), **changes})
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

@@ -486,3 +486,40 @@ def test_progress_and_summary_are_not_cut_in_a_log(write_campaign, run_cli, tmp_
     # The summary names the store: longer than 120 columns, it stays one line all the same.
     summary = next(line for line in out.stderr.splitlines() if "runs planned" in line)
     assert len(summary) > 120 and summary.endswith(f"done in {store}"), out.stderr
+
+
+def test_an_emulator_campaign_the_kernel_cannot_run_is_refused_before_any_run(
+    write_campaign, monkeypatch, tmp_path
+) -> None:
+    from mptcplab.backends.emu import kernel
+    from mptcplab.campaign import backends
+
+    # A described kernel with only its default MPTCP scheduler: no system access needed.
+    info = kernel.KernelInfo(
+        release="6.18",
+        root=True,
+        tun=True,
+        netns=True,
+        mptcp_enabled=True,
+        available_cc=("reno", "cubic"),
+        allowed_cc=("reno", "cubic"),
+        loadable_cc=(),
+        schedulers=("default",),
+        coupled_ok=False,
+        coupled_reason="not built",
+    )
+    monkeypatch.setattr(backends, "_kernel", lambda: info)
+    monkeypatch.setattr(backends, "emu_version", lambda: "linux 6.18 (described)")
+    text = SMALL_CAMPAIGN.replace('name = "small"', 'name = "small"\nbackend = "emu"').replace(
+        'levels = ["lia", "olia"]', 'levels = ["reno", "cubic"]'
+    )
+    path = write_campaign(text)
+    store = tmp_path / "refused.sqlite"
+    with pytest.raises(UserError) as exc:
+        run_campaign(load(path), output=store, progress=False)
+    err = exc.value
+    # The template's scheduler (minrtt) is what the kernel lacks: once, at [scenario].
+    assert (err.file, err.field) == (str(path), "scenario")
+    assert err.line == text.splitlines().index("[scenario]") + 1
+    assert "backend 'emu'" in str(err) and 'set scheduler = "linger"' in str(err)
+    assert not store.exists(), "nothing may run, nor a store be made, for a refused campaign"

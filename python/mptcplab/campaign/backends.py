@@ -13,6 +13,7 @@ unless the user asks for more jobs.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ class Backend:
     run: str  # "module:function", (scenario dict) -> report dict
     version: str  # "module:function", () -> version string
     serial: bool = False
+    # "module:function", (scenario dict) -> None: raises UserError for a scenario the backend
+    # cannot run, so that a campaign is refused before its first run rather than run by run.
+    check: str | None = None
 
     def version_string(self) -> str:
         return str(import_ref(self.version)())
@@ -68,6 +72,21 @@ def emu_version() -> str:
     return f"linux {platform.release()} (mptcplab emu {__version__})"
 
 
+@functools.cache
+def _kernel() -> Any:
+    from mptcplab.backends.emu import kernel
+
+    return kernel.probe()
+
+
+def check_emu(scenario: Scenario) -> None:
+    """Refuse what this kernel cannot run (a scheduler or congestion control it lacks)."""
+    from mptcplab.backends.emu import kernel
+    from mptcplab.scenario.model import Scenario as ScenarioModel
+
+    kernel.check(ScenarioModel.model_validate(scenario), _kernel())
+
+
 BACKENDS: dict[str, Backend] = {
     "sim": Backend(
         "sim", "mptcplab.campaign.backends:run_sim", "mptcplab.campaign.backends:sim_version"
@@ -75,7 +94,11 @@ BACKENDS: dict[str, Backend] = {
     # One emulated network at a time unless --jobs says otherwise: runs share the CPU that
     # forwards their packets.
     "emu": Backend(
-        "emu", "mptcplab.emu:run", "mptcplab.campaign.backends:emu_version", serial=True
+        "emu",
+        "mptcplab.emu:run",
+        "mptcplab.campaign.backends:emu_version",
+        serial=True,
+        check="mptcplab.campaign.backends:check_emu",
     ),
 }
 

@@ -27,7 +27,7 @@ from rich.progress import (
 )
 
 import mptcplab
-from mptcplab.campaign.backends import BACKENDS, Backend, BackendUnavailable
+from mptcplab.campaign.backends import BACKENDS, Backend, BackendUnavailable, import_ref
 from mptcplab.campaign.executors import Task, check_executor, make_executor
 from mptcplab.campaign.plan import Plan, build_plan
 from mptcplab.campaign.spec import Campaign
@@ -96,6 +96,25 @@ def plan_campaign(campaign: Campaign) -> tuple[Plan, Backend, str]:
     return build_plan(campaign, versions=versions), first, version
 
 
+def _refuse_what_backends_cannot_run(
+    campaign: Campaign, plan: Plan, backends: dict[str, tuple[Backend, str]]
+) -> None:
+    """Every run's scenario past its backend's check, before the first run: a kernel without
+    the scheduler the template asks for refuses the campaign once, not each of its runs."""
+    for run in plan.unique_runs().values():
+        check = backends[run.backend][0].check
+        if check is None:
+            continue
+        try:
+            import_ref(check)(run.scenario)
+        except UserError as exc:
+            raise UserError(
+                f"backend '{run.backend}' cannot run the scenarios this [scenario] and these "
+                f"factors build: {exc}",
+                **campaign.where("scenario"),
+            ) from None
+
+
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM stops the campaign like Ctrl-C does (workers stopped, provenance closed)."""
@@ -147,6 +166,7 @@ def run_campaign(
     names = "+".join(backends)
     version = " + ".join(version for _, version in backends.values())
     store_path = output if output is not None else campaign.output
+    _refuse_what_backends_cannot_run(campaign, plan, backends)
     with Store(store_path, create=True) as store:
         store.claim(campaign.name)
         store.replace_plan(

@@ -171,3 +171,39 @@ def test_a_refusal_of_a_file_names_its_line_and_tells_a_default_from_a_setting(
     assert (err.file, err.line, err.field) == (str(path), expected_line, "flows[0].scheduler")
     # --seed, --duration, --trace do not turn the file's defaults into settings.
     assert shown in str(err)
+
+
+CAMPAIGN = """\
+name = "refused"
+seed = 1
+replications = 1
+backend = "emu"
+metrics = ["goodput_mbps"]
+design = { kind = "lhs", points = 2 }
+factors.wifi = { low = 1.0, high = 20.0, param = "capacity_mbps[0]" }
+
+[scenario]
+template = "two_path"
+cc = "cubic"
+capacity_mbps = [10.0, 2.0]
+"""
+
+
+def test_an_emulator_campaign_the_kernel_cannot_run_is_refused_before_any_run(
+    tmp_path, monkeypatch
+) -> None:
+    from mptcplab.campaign import backends, load, run_campaign
+
+    monkeypatch.setattr(backends, "_kernel", lambda: KERNEL)  # no system access
+    monkeypatch.setattr(backends, "emu_version", lambda: "linux 6.18 (described)")
+    path = tmp_path / "refused.toml"
+    path.write_text(CAMPAIGN, encoding="utf-8")
+    store = tmp_path / "refused.sqlite"
+    with pytest.raises(UserError) as exc:
+        run_campaign(load(path), output=store, progress=False)
+    err = exc.value
+    # The template's scheduler (minrtt) is what the kernel lacks: refused once, at [scenario].
+    assert (err.file, err.field) == (str(path), "scenario")
+    assert err.line == CAMPAIGN.splitlines().index("[scenario]") + 1
+    assert "backend 'emu'" in str(err) and 'set scheduler = "linger"' in str(err)
+    assert not store.exists(), "nothing may run, nor a store be made, for a refused campaign"

@@ -25,9 +25,8 @@ from mptcplab.backends.emu import cleanup, kernel
 from mptcplab.backends.emu.netns import EmulatorError
 from mptcplab.backends.emu.runner import preflight, run_scenario
 from mptcplab.errors import UserError
-from mptcplab.scenario.load import load_document, scenario_from_data, with_overrides
+from mptcplab.scenario.load import field_line, resolve_scenario, with_overrides
 from mptcplab.scenario.model import Scenario
-from mptcplab.tomlloc import json_line_of, line_of
 
 __all__ = ["EmulatorError", "UserError", "available", "clean", "run"]
 
@@ -41,17 +40,6 @@ def available() -> tuple[bool, str]:
     return True, "ok"
 
 
-def _model(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:
-    if isinstance(scenario, Scenario):
-        return scenario
-    if isinstance(scenario, dict):
-        return scenario_from_data(scenario, syntax="json")
-    if isinstance(scenario, str | os.PathLike):
-        data, text, syntax = load_document(scenario)
-        return scenario_from_data(data, file=str(scenario), text=text, syntax=syntax)
-    raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
-
-
 def run(
     scenario: Scenario | dict[str, Any] | str | os.PathLike[str],
     *,
@@ -63,20 +51,16 @@ def run(
     the report as plain data. ``seed``, ``duration_s`` and ``trace`` replace the scenario's
     values when given. Raises :class:`UserError` for scenarios the kernel cannot run and
     :class:`EmulatorError` when the machine refuses a step."""
-    model = with_overrides(_model(scenario), seed=seed, duration_s=duration_s, trace=trace)
+    model, file, text, syntax = resolve_scenario(scenario)
+    model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
     try:
         return run_scenario(model, version=__version__)
     except UserError as exc:
         # What the kernel cannot run is refused by field; a file's field has a line there.
-        if exc.file is None and exc.field and isinstance(scenario, str | os.PathLike):
-            raise _in_file(exc, scenario) from None
+        if exc.file is None and exc.field and file is not None:
+            line = field_line(exc.field, text, syntax)
+            raise UserError(exc.detail, file=file, line=line, field=exc.field) from None
         raise
-
-
-def _in_file(exc: UserError, path: str | os.PathLike[str]) -> UserError:
-    _, text, syntax = load_document(path)
-    line = line_of(text, exc.field) if syntax == "toml" else json_line_of(text, exc.field)
-    return UserError(exc.detail, file=str(path), line=line, field=exc.field)
 
 
 def clean(*, force: bool = False) -> list[str]:

@@ -22,13 +22,13 @@ from typing import Any
 from mptcplab.errors import UserError
 from mptcplab.results import Report
 from mptcplab.scenario.load import (
-    load_document,
+    field_line,
     parse_document,
+    resolve_scenario,
     scenario_from_data,
     with_overrides,
 )
 from mptcplab.scenario.model import Scenario
-from mptcplab.tomlloc import json_line_of, line_of, parse_path
 
 __all__ = ["SimulatorUnavailable", "available", "run", "run_json", "validate", "version"]
 
@@ -67,30 +67,8 @@ def _rust_error(exc: Exception, *, file: str | None, text: str | None, syntax: s
     if not field:
         # serde's position refers to the JSON generated here, not to the user's file.
         detail = re.sub(r" at line \d+ column \d+$", "", detail)
-    line = None
-    if field and text is not None:
-        try:
-            loc = parse_path(field)
-        except ValueError:
-            loc = None
-        if loc is not None:
-            line = line_of(text, loc) if syntax == "toml" else json_line_of(text, loc)
+    line = field_line(field, text, syntax) if field else None
     return UserError(detail, file=file, line=line, field=field or None)
-
-
-def _resolve(
-    scenario: Scenario | dict[str, Any] | str | os.PathLike[str],
-) -> tuple[Scenario, str | None, str | None, str]:
-    """The model, and the file and text it came from (for error lines)."""
-    if isinstance(scenario, Scenario):
-        return scenario, None, None, "json"
-    if isinstance(scenario, dict):
-        return scenario_from_data(scenario), None, None, "json"
-    if isinstance(scenario, str | os.PathLike):
-        data, text, syntax = load_document(scenario)
-        file = str(scenario)
-        return scenario_from_data(data, file=file, text=text, syntax=syntax), file, text, syntax
-    raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
 
 
 def _simulate(
@@ -116,7 +94,7 @@ def run(
 
     ``seed``, ``duration_s`` and ``trace`` replace the scenario's values when given.
     """
-    model, file, text, syntax = _resolve(scenario)
+    model, file, text, syntax = resolve_scenario(scenario)
     model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
     return Report.from_dict(_simulate(model, file=file, text=text, syntax=syntax))
 
@@ -124,7 +102,7 @@ def run(
 def validate(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:
     """Check a scenario with the Python model and with the simulator itself, without running
     it; return the model. Problems raise :class:`UserError`."""
-    model, file, text, syntax = _resolve(scenario)
+    model, file, text, syntax = resolve_scenario(scenario)
     native = _native()
     try:
         native.validate(model.to_json())

@@ -101,12 +101,15 @@ def _refuse_what_backends_cannot_run(
 ) -> None:
     """Every run's scenario past its backend's check, before the first run: a kernel without
     the scheduler the template asks for refuses the campaign once, not each of its runs."""
+    checks = {name: import_ref(b.check) for name, (b, _) in backends.items() if b.check}
+    if not checks:
+        return
     for run in plan.unique_runs().values():
-        check = backends[run.backend][0].check
+        check = checks.get(run.backend)
         if check is None:
             continue
         try:
-            import_ref(check)(run.scenario)
+            check(run.scenario)
         except UserError as exc:
             raise UserError(
                 f"backend '{run.backend}' cannot run the scenarios this [scenario] and these "

@@ -152,7 +152,7 @@ def export_command(
     out, fmt = (csv, "csv") if csv is not None else (parquet, "parquet")
     assert out is not None
     rows = export(resolve_store(target), out, fmt=fmt)
-    Console(stderr=True).print(f"wrote {rows} runs to {out}")
+    command_console(stderr=True).print(f"wrote {rows} runs to {out}")
 
 
 def register(app: typer.Typer) -> None:

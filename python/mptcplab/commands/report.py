@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from mptcplab.commands.console import command_console
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 
 
@@ -29,7 +29,7 @@ def report_command(
 
     store = resolve_store(target)
     out = write_report(store, output if output is not None else store.parent / "report.html")
-    Console(stderr=True).print(f"wrote {out}")
+    command_console(stderr=True).print(f"wrote {out}")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,13 +15,15 @@ from pydantic import BaseModel, ValidationError
 
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import Issue, Scenario, issues
-from mptcplab.tomlloc import json_line_of, line_of
+from mptcplab.tomlloc import json_line_of, line_of, parse_path
 
 __all__ = [
     "document_error",
+    "field_line",
     "load_document",
     "load_scenario",
     "parse_document",
+    "resolve_scenario",
     "scenario_from_data",
     "validation_error",
     "with_overrides",
@@ -145,6 +147,35 @@ def scenario_from_data(
         return Scenario.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, file=file, text=text, syntax=syntax) from None
+
+
+def resolve_scenario(
+    scenario: Scenario | dict[str, Any] | str | os.PathLike[str],
+) -> tuple[Scenario, str | None, str | None, str]:
+    """A scenario given as a model, plain data or a file's path: the model, and the file, text
+    and syntax it came from (``None`` for the first two when not from a file), so that a later
+    problem with one of its fields can name the line."""
+    if isinstance(scenario, Scenario):
+        return scenario, None, None, "json"
+    if isinstance(scenario, dict):
+        return scenario_from_data(scenario, syntax="json"), None, None, "json"
+    if isinstance(scenario, str | os.PathLike):
+        data, text, syntax = load_document(scenario)
+        file = str(scenario)
+        return scenario_from_data(data, file=file, text=text, syntax=syntax), file, text, syntax
+    raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
+
+
+def field_line(field: str, text: str | None, syntax: str) -> int | None:
+    """Line of the dotted ``field`` ("flows[0].scheduler") in a document's ``text``, or of its
+    nearest written parent; ``None`` without a text or for a field that is not a path."""
+    if text is None:
+        return None
+    try:
+        loc = parse_path(field)
+    except ValueError:
+        return None
+    return line_of(text, loc) if syntax == "toml" else json_line_of(text, loc)
 
 
 def with_overrides(

@@ -158,6 +158,7 @@ def test_given_candidate_set_is_used() -> None:
         ({"d": 2, "n": 5, "init": "corner"}, "init"),
         ({"d": 2, "n": 50, "n_candidates": 10}, "n_candidates"),
         ({"d": 2, "n": 5, "candidates": np.full((20, 2), 1.5)}, "candidates"),
+        ({"d": 2, "n": 5, "candidates": 200}, "the number of candidates is n_candidates"),
         ({"d": 2, "n": 5, "rng": None}, "rng"),
     ],
 )

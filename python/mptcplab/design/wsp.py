@@ -292,6 +292,12 @@ def wsp_design(
     gen = as_generator(rng)
     name, dist = resolve_metric(metric)
     given = not isinstance(candidates, str)
+    if given and np.ndim(candidates) == 0:
+        # A scalar here is most often a count meant for n_candidates.
+        raise ValueError(
+            f"candidates: expected 'sobol', 'random' or an (N, d) array of points, "
+            f"got {candidates!r}; the number of candidates is n_candidates"
+        )
     if given:
         fixed = as_unit_points(candidates, name="candidates")
         if fixed.shape[1] != d:

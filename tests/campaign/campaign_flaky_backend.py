@@ -7,9 +7,12 @@ import os
 from typing import Any
 
 from mptcplab.campaign.backends import run_sim, sim_version
+from mptcplab.errors import UserError
 
 
 def run(scenario: dict[str, Any]) -> dict[str, Any]:
+    if os.environ.get("MPTCPLAB_TEST_FAIL") == "user":
+        raise UserError("injected refusal", field="flows[0].cc")
     if os.environ.get("MPTCPLAB_TEST_FAIL"):
         raise RuntimeError("injected failure")
     return run_sim(scenario)

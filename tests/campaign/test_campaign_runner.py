@@ -95,6 +95,25 @@ def test_failed_runs_are_stored_with_their_error_and_retried(
     assert all(r["status"] == "done" and r["attempts"] == 2 and r["report"] for r in rows)
 
 
+def test_a_refused_run_is_stored_and_shown_as_its_message(
+    write_campaign, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(
+        BACKENDS,
+        "flaky",
+        Backend("flaky", "campaign_flaky_backend:run", "campaign_flaky_backend:version"),
+    )
+    path = write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "flaky"\nmetrics ='))
+    store = path.parent / "store.sqlite"
+    monkeypatch.setenv("MPTCPLAB_TEST_FAIL", "user")
+    code, _, _ = cli("run", str(path), "-o", str(store), "-q")
+    assert code == 1
+    assert all(r["error"] == "flows[0].cc: injected refusal" for r in _runs(store))
+    code, out, _ = cli("status", str(store))
+    assert code == 0
+    assert "flows[0].cc: injected refusal" in out and "UserError" not in out, out
+
+
 def test_a_crashing_worker_fails_its_runs_and_the_campaign_goes_on(
     write_campaign, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from mptcplab.analysis.metrics import run_metrics
 from mptcplab.campaign.backends import import_ref
 from mptcplab.campaign.store import RunOutcome
+from mptcplab.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ def execute(task: Task) -> RunOutcome:
         metrics = run_metrics(report, task.scenario)
     except (KeyboardInterrupt, SystemExit):
         raise
+    except UserError as exc:
+        # Already a message for the user (where and what was expected); its class adds nothing.
+        return RunOutcome(task.run_key, False, None, None, str(exc), time.perf_counter() - started)
     except BaseException as exc:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return RunOutcome(task.run_key, False, None, None, detail, time.perf_counter() - started)

@@ -33,3 +33,8 @@ def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'mptcplab.campaign' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # Lazy names are not module globals yet; list them so dir() and notebook completion see them.
+    return sorted({*globals(), *_EXPORTS})

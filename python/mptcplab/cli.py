@@ -47,7 +47,8 @@ def main() -> None:
         # our own UserError passes through it and is reported here.
         app()
     except UserError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        for problem in exc.problems():
+            typer.secho(f"error: {problem}", fg=typer.colors.RED, err=True)
         sys.exit(2)
 
 

@@ -59,7 +59,9 @@ def run(
         # What the kernel cannot run is refused by field; a file's field has a line there.
         if exc.file is None and exc.field and file is not None:
             line = field_line(exc.field, text, syntax)
-            raise UserError(exc.detail, file=file, line=line, field=exc.field) from None
+            raise UserError(
+                exc.detail, file=file, line=line, field=exc.field, also=exc.also
+            ) from None
         raise
 
 

@@ -7,7 +7,8 @@ class UserError(Exception):
     """Bad input from the user: a file, a field or an option.
 
     The message names where the problem is (file, line when known, field) and what was
-    expected. The CLI prints it and exits with code 2.
+    expected. Problems found together (every invalid field of one file) travel as ``also``, so
+    the user fixes them in one pass. The CLI prints each and exits with code 2.
     """
 
     def __init__(
@@ -17,12 +18,18 @@ class UserError(Exception):
         file: str | None = None,
         line: int | None = None,
         field: str | None = None,
+        also: tuple[UserError, ...] = (),
     ) -> None:
         self.file = file
         self.line = line
         self.field = field
         self.detail = message
-        super().__init__(self._format())
+        self.also = also
+        super().__init__("\n".join(self.problems()))
+
+    def problems(self) -> list[str]:
+        """This problem and the others found with it, one located message each."""
+        return [self._format(), *(p._format() for p in self.also)]
 
     def _format(self) -> str:
         where = ""

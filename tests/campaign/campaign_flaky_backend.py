@@ -12,7 +12,9 @@ from mptcplab.errors import UserError
 
 def run(scenario: dict[str, Any]) -> dict[str, Any]:
     if os.environ.get("MPTCPLAB_TEST_FAIL") == "user":
-        raise UserError("injected refusal", field="flows[0].cc")
+        raise UserError(
+            "injected refusal", field="flows[0].cc", also=(UserError("and more", field="seed"),)
+        )
     if os.environ.get("MPTCPLAB_TEST_FAIL"):
         raise RuntimeError("injected failure")
     return run_sim(scenario)

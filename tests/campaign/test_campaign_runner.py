@@ -108,10 +108,13 @@ def test_a_refused_run_is_stored_and_shown_as_its_message(
     monkeypatch.setenv("MPTCPLAB_TEST_FAIL", "user")
     code, _, _ = cli("run", str(path), "-o", str(store), "-q")
     assert code == 1
-    assert all(r["error"] == "flows[0].cc: injected refusal" for r in _runs(store))
+    stored = "flows[0].cc: injected refusal\nseed: and more"
+    assert all(r["error"] == stored for r in _runs(store))
     code, out, _ = cli("status", str(store))
     assert code == 0
-    assert "flows[0].cc: injected refusal" in out and "UserError" not in out, out
+    assert "UserError" not in out, out
+    # The first problem leads; the others are counted, not shown in place of it.
+    assert "flows[0].cc: injected refusal (+1 more lines in the store)" in " ".join(out.split())
 
 
 def test_a_crashing_worker_fails_its_runs_and_the_campaign_goes_on(

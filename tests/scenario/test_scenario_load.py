@@ -119,9 +119,11 @@ def test_toml_errors_name_file_line_field_and_expectation(
     assert err.line == _line_of(text, needle)
     assert err.field == field
     assert err.detail.startswith(expected)
-    message = str(err)
-    assert message.startswith(f"{path}:{err.line}: {field}: ")
-    assert "\n" not in message
+    first, *others = err.problems()
+    assert first.startswith(f"{path}:{err.line}: {field}: ")
+    # Other problems of the same file come with it, each located on its own line.
+    assert all(p.startswith(f"{path}:") and "\n" not in p for p in (first, *others))
+    assert str(err) == "\n".join(err.problems())
 
 
 def test_missing_key_points_at_its_table(tmp_path: Path) -> None:

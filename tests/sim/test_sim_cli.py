@@ -1,5 +1,5 @@
-"""``mptcplab sim``: bad input gives one line on stderr and exit code 2; good input gives the
-report (JSON fields of report.rs, or tables)."""
+"""``mptcplab sim``: bad input gives one located line per problem on stderr and exit code 2;
+good input gives the report (JSON fields of report.rs, or tables)."""
 
 from __future__ import annotations
 
@@ -75,6 +75,45 @@ def test_bad_scenario_exits_2_with_one_line(
     lines = err.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"error: {path}:{line}: {field}: {expected}")
+
+
+def test_every_problem_of_a_file_gets_its_own_located_line(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    text = DEFAULT.read_text()
+    bad = text.replace("capacity_mbps = 8.0", "capacity_mbps = -8.0").replace(
+        'cc = "reno"', 'cc = "olai"'
+    )
+    assert bad.count("-8.0") == 1 and "olai" in bad
+    path = tmp_path / "two.toml"
+    path.write_text(bad)
+    code, out, err = run_cli(["sim", str(path)], capsys, monkeypatch)
+    assert code == 2 and out == ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    cap_line = next(i for i, t in enumerate(bad.splitlines(), 1) if "-8.0" in t)
+    cc_line = next(i for i, t in enumerate(bad.splitlines(), 1) if "olai" in t)
+    assert lines == [
+        f"error: {path}:{cap_line}: links[0].capacity_mbps: expected a capacity in Mbit/s > 0, "
+        "got -8",
+        f"error: {path}:{cc_line}: flows[0].cc: expected one of 'reno', 'cubic', 'lia', 'olia' "
+        "or 'balia', got \"olai\"",
+    ]
+
+
+def test_many_problems_are_listed_up_to_a_count_of_the_rest(tmp_path: Path) -> None:
+    links = "".join(
+        f'[[links]]\nid = "l{i}"\ncapacity_mbps = -1\ndelay_ms = 5\n' for i in range(13)
+    )
+    path = tmp_path / "many.toml"
+    path.write_text(
+        f'duration_s = 5\n{links}[[flows]]\nid = "f"\nprotocol = "tcp"\npaths = [["l0"]]\n'
+    )
+    with pytest.raises(UserError) as caught:
+        sim.run(str(path))
+    problems = caught.value.problems()
+    assert len(problems) == 10
+    assert [p.split(": ")[1] for p in problems] == [f"links[{i}].capacity_mbps" for i in range(10)]
+    assert problems[-1].endswith("got -1 (and 3 more problems)")
 
 
 def test_bad_options_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -133,7 +133,10 @@ def _print_status(
     if failures:
         table = Table("run key", "error", title="recent failures", title_justify="left")
         for key, error in failures:
-            table.add_row(key[:12], error.splitlines()[-1] if error else "")
+            # The first line names the problem; more lines are further problems or detail.
+            lines = error.splitlines() if error else [""]
+            more = f" (+{len(lines) - 1} more lines in the store)" if len(lines) > 1 else ""
+            table.add_row(key[:12], lines[0] + more)
         console.print(table)
 
 

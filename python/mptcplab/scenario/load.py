@@ -29,6 +29,10 @@ __all__ = [
     "with_overrides",
 ]
 
+SHOWN_PROBLEMS = 10
+"""Problems of one document listed in full; beyond, a count (a generated file may repeat one
+mistake in every flow)."""
+
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
 
@@ -126,10 +130,25 @@ def validation_error(
     root: type[BaseModel] = Scenario,
     prefix: tuple[str | int, ...] = (),
 ) -> UserError:
-    """The first problem of a pydantic error as a :class:`UserError` (with a count of the rest)."""
+    """Every problem of a pydantic error as one :class:`UserError`, the first leading; past
+    :data:`SHOWN_PROBLEMS` the last one shown says how many more there are."""
     found = issues(exc, root)
-    return document_error(
-        found[0], file=file, text=text, syntax=syntax, more=len(found) - 1, prefix=prefix
+    located = [
+        document_error(issue, file=file, text=text, syntax=syntax, prefix=prefix)
+        for issue in found[:SHOWN_PROBLEMS]
+    ]
+    if len(found) > SHOWN_PROBLEMS:
+        located[-1] = document_error(
+            found[SHOWN_PROBLEMS - 1],
+            file=file,
+            text=text,
+            syntax=syntax,
+            prefix=prefix,
+            more=len(found) - SHOWN_PROBLEMS,
+        )
+    first = located[0]
+    return UserError(
+        first.detail, file=first.file, line=first.line, field=first.field, also=tuple(located[1:])
     )
 
 

@@ -622,6 +622,16 @@ def _fields_of(models: list[type[BaseModel]]) -> list[str]:
     return names
 
 
+def _meant(error: Any, root: type[BaseModel]) -> str | None:
+    """The field an unknown field's name is closest to, in the same table, if any is close."""
+    raw_loc = tuple(error["loc"])
+    if not raw_loc:
+        return None
+    allowed = _fields_of(_model_at(raw_loc[:-1], root))
+    close = difflib.get_close_matches(str(raw_loc[-1]), allowed, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def _describe(error: Any, root: type[BaseModel]) -> Issue:
     kind = error["type"]
     raw_loc = tuple(error["loc"])
@@ -635,9 +645,9 @@ def _describe(error: Any, root: type[BaseModel]) -> Issue:
         allowed = _fields_of(_model_at(raw_loc[:-1], root))
         msg = f"unknown field '{name}'"
         if allowed:
-            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+            close = _meant(error, root)
             if close:
-                msg += f" (did you mean '{close[0]}'?)"
+                msg += f" (did you mean '{close}'?)"
             msg += f"; expected one of: {', '.join(allowed)}"
         return Issue(loc, msg)
     if kind == "missing":
@@ -647,7 +657,8 @@ def _describe(error: Any, root: type[BaseModel]) -> Issue:
         for m in models:
             info = m.model_fields.get(name)
             if info is not None and info.description:
-                desc = info.description.split("\n")[0].rstrip(".")
+                # The docstring's literals (``tcp``) read as quoted values in a message.
+                desc = info.description.split("\n")[0].rstrip(".").replace("``", "'")
                 break
         return Issue(loc, f"missing field '{name}'" + (f": {desc}" if desc else ""))
     if kind == "literal_error":
@@ -700,4 +711,11 @@ def issues(exc: ValidationError, root: type[BaseModel] = Scenario) -> list[Issue
     """
     errors = exc.errors(include_url=False)
     ordered = sorted(errors, key=lambda e: e["type"] != "extra_forbidden")
-    return [_describe(e, root) for e in ordered]
+    # The key a typo was meant to be is reported by the typo's message, not again as missing.
+    meant = {
+        (*tuple(e["loc"])[:-1], name)
+        for e in ordered
+        if e["type"] == "extra_forbidden" and (name := _meant(e, root))
+    }
+    kept = [e for e in ordered if not (e["type"] == "missing" and tuple(e["loc"]) in meant)]
+    return [_describe(e, root) for e in kept]

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+SHOWN_PROBLEMS = 10
+"""Problems of one document listed in full; beyond, a count (a generated file may repeat one
+mistake in every entry)."""
+
 
 class UserError(Exception):
     """Bad input from the user: a file, a field or an option.
@@ -26,6 +32,20 @@ class UserError(Exception):
         self.detail = message
         self.also = also
         super().__init__("\n".join(self.problems()))
+
+    @classmethod
+    def several(cls, problems: Sequence[UserError]) -> UserError:
+        """One error carrying ``problems`` (at least one), the first leading; past
+        :data:`SHOWN_PROBLEMS` the last one shown says how many more there are."""
+        shown = list(problems[:SHOWN_PROBLEMS])
+        if len(problems) > SHOWN_PROBLEMS:
+            last, more = shown[-1], len(problems) - SHOWN_PROBLEMS
+            detail = f"{last.detail} (and {more} more problem{'s' if more > 1 else ''})"
+            shown[-1] = cls(detail, file=last.file, line=last.line, field=last.field)
+        first = shown[0]
+        return cls(
+            first.detail, file=first.file, line=first.line, field=first.field, also=tuple(shown[1:])
+        )
 
     def problems(self) -> list[str]:
         """This problem and the others found with it, one located message each."""

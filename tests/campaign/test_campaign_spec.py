@@ -176,6 +176,27 @@ def test_bad_campaign_gives_one_located_message_and_exit_2(
     assert not (path.parent / "results").exists(), "nothing may run for a bad campaign"
 
 
+def test_every_problem_of_a_campaign_file_gets_its_own_line(write_campaign, cli) -> None:
+    text = SMALL_CAMPAIGN.replace("replications = 2", 'replications = "two"').replace(
+        "points = 3", "points = -3"
+    )
+    path = write_campaign(text)
+    code, out, err = cli("run", str(path), "-q")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"error: {path}:{_line_of(text, 'replications = ')}: replications: expected an "
+        "integer, got 'two'",
+        f"error: {path}:{_line_of(text, 'points = -3')}: design.points: expected a value ≥ 1, "
+        "got -3",
+    ]
+    # A misspelt required key is one problem: the typo, not also the key it was meant to be.
+    text = SMALL_CAMPAIGN.replace('name = "small"', 'nme = "small"')
+    code, _, err = cli("run", str(write_campaign(text, "typo.toml")), "-q")
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert "unknown key 'nme'; did you mean 'name'?" in line
+
+
 def test_missing_required_key_names_it(write_campaign, cli) -> None:
     path = write_campaign(SMALL_CAMPAIGN.replace('name = "small"\n', ""))
     code, _, err = cli("run", str(path), "-q")

@@ -273,7 +273,32 @@ def _data_loc(data: Any, loc: Loc, missing: bool) -> Loc:
 def _error_from_validation(
     exc: ValidationError, data: Mapping[str, Any], path: Path, text: str
 ) -> UserError:
-    error = exc.errors()[0]
+    """Every problem of the campaign file, each at its line (see :meth:`UserError.several`)."""
+    errors = exc.errors()
+    # The key a typo was meant to be is named by the typo's message, not reported missing too.
+    meant = {
+        (*_data_loc(data, tuple(e["loc"]), False)[:-1], close)
+        for e in errors
+        if e["type"] == "extra_forbidden"
+        and (close := _meant(_data_loc(data, tuple(e["loc"]), False)))
+    }
+    kept = [
+        e
+        for e in errors
+        if not (e["type"] == "missing" and _data_loc(data, tuple(e["loc"]), True) in meant)
+    ]
+    return UserError.several([_problem(e, data, path, text) for e in kept or errors])
+
+
+def _meant(loc: Loc) -> str | None:
+    """The key of the same table an unknown key is closest to, if one is close."""
+    model = _model_at(loc)
+    known = list(model.model_fields) if model is not None else []
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _problem(error: Any, data: Mapping[str, Any], path: Path, text: str) -> UserError:
     loc = _data_loc(data, tuple(error["loc"]), error["type"] == "missing")
     file = str(path)
     if error["type"] == "extra_forbidden":

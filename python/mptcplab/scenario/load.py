@@ -29,10 +29,6 @@ __all__ = [
     "with_overrides",
 ]
 
-SHOWN_PROBLEMS = 10
-"""Problems of one document listed in full; beyond, a count (a generated file may repeat one
-mistake in every flow)."""
-
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
 
@@ -103,7 +99,6 @@ def document_error(
     file: str | None = None,
     text: str | None = None,
     syntax: str = "toml",
-    more: int = 0,
     prefix: tuple[str | int, ...] = (),
 ) -> UserError:
     """A :class:`UserError` for ``issue``; with the document ``text`` it gets a line number.
@@ -114,11 +109,8 @@ def document_error(
     line = None
     if text is not None:
         line = line_of(text, loc) if syntax == "toml" else json_line_of(text, loc)
-    message = issue.message
-    if more:
-        message += f" (and {more} more problem{'s' if more > 1 else ''})"
     field = Issue(loc, "").field or None
-    return UserError(message, file=file, line=line, field=field)
+    return UserError(issue.message, file=file, line=line, field=field)
 
 
 def validation_error(
@@ -130,25 +122,11 @@ def validation_error(
     root: type[BaseModel] = Scenario,
     prefix: tuple[str | int, ...] = (),
 ) -> UserError:
-    """Every problem of a pydantic error as one :class:`UserError`, the first leading; past
-    :data:`SHOWN_PROBLEMS` the last one shown says how many more there are."""
+    """Every problem of a pydantic error as one :class:`UserError` (see
+    :meth:`UserError.several`)."""
     found = issues(exc, root)
-    located = [
-        document_error(issue, file=file, text=text, syntax=syntax, prefix=prefix)
-        for issue in found[:SHOWN_PROBLEMS]
-    ]
-    if len(found) > SHOWN_PROBLEMS:
-        located[-1] = document_error(
-            found[SHOWN_PROBLEMS - 1],
-            file=file,
-            text=text,
-            syntax=syntax,
-            prefix=prefix,
-            more=len(found) - SHOWN_PROBLEMS,
-        )
-    first = located[0]
-    return UserError(
-        first.detail, file=first.file, line=first.line, field=first.field, also=tuple(located[1:])
+    return UserError.several(
+        [document_error(i, file=file, text=text, syntax=syntax, prefix=prefix) for i in found]
     )
 
 

@@ -225,3 +225,30 @@ def test_count_gives_numbered_flows(tmp_path: Path, capsys, monkeypatch) -> None
     code, out, err = run_cli(["sim", str(path), "--json", "--duration", "2"], capsys, monkeypatch)
     assert code == 0, err
     assert [f["id"] for f in json.loads(out)["flows"]] == ["x#0", "x#1", "x#2"]
+
+
+@needs_engine
+def test_a_population_gets_a_summary_row(tmp_path: Path, capsys, monkeypatch) -> None:
+    path = tmp_path / "count.toml"
+    path.write_text(
+        DEFAULT.read_text().replace('id = "laptop"', 'id = "x"').replace("count = 1 ", "count = 4 ")
+    )
+    code, out, err = run_cli(["sim", str(path), "--duration", "20"], capsys, monkeypatch)
+    assert code == 0, err
+    (row,) = [line.split() for line in out.splitlines() if line.split()[:2] == ["x", "4"]]
+    total, mean, low, high, jain = map(float, row[2:])
+    report = sim.run(path, duration_s=20)
+    goodputs = [f.goodput_mbps for f in report.group("x")]
+    assert total == pytest.approx(sum(goodputs), abs=1e-3)
+    assert total <= 8.0  # four Reno flows share one 8 Mbit/s link
+    assert (low, high) == (
+        pytest.approx(min(goodputs), abs=1e-3),
+        pytest.approx(max(goodputs), abs=1e-3),
+    )
+    assert mean == pytest.approx(total / 4, abs=1e-3)
+    # Jain's index (Σx)² / (n Σx²), computed here from the flows' rows.
+    assert jain == pytest.approx(sum(goodputs) ** 2 / (4 * sum(g * g for g in goodputs)), abs=1e-3)
+
+    # Without a population there is no such table.
+    code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)
+    assert code == 0 and "flow groups" not in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import typer
@@ -9,6 +10,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from mptcplab.analysis.metrics import jain_index
 from mptcplab.commands.console import command_console
 from mptcplab.commands.scenario_options import (
     DurationOption,
@@ -101,6 +103,37 @@ def flows_table(report: Report) -> Table:
     return table
 
 
+def groups_table(report: Report) -> Table | None:
+    """One row per flow entry with ``count`` > 1 (a user population): how its flows shared.
+    ``None`` when the scenario has no such entry."""
+    populations = [f for f in report.scenario.flows if f.count > 1]
+    if not populations:
+        return None
+    table = Table(
+        title="flow groups (count > 1)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("group", no_wrap=True)
+    for name in ("flows", "total\nMbit/s", "mean\nMbit/s", "min\nMbit/s", "max\nMbit/s", "Jain"):
+        table.add_column(name, justify="right")
+    for entry in populations:
+        goodputs = [f.goodput_mbps for f in report.group(entry.id)]
+        jain = jain_index(goodputs)
+        table.add_row(
+            entry.id,
+            str(len(goodputs)),
+            _fmt(sum(goodputs), 3),
+            _fmt(sum(goodputs) / len(goodputs), 3),
+            _fmt(min(goodputs), 3),
+            _fmt(max(goodputs), 3),
+            "" if math.isnan(jain) else f"{jain:.3f}",
+        )
+    return table
+
+
 def links_table(report: Report) -> Table:
     table = Table(
         title="links",
@@ -154,6 +187,10 @@ def print_report(report: Report, console: Console | None = None) -> None:
         console = command_console()
     console.print(flows_table(report))
     console.print()
+    groups = groups_table(report)
+    if groups is not None:
+        console.print(groups)
+        console.print()
     console.print(links_table(report))
     console.print()
     console.print(footer(report), style="dim", highlight=False)

@@ -8,6 +8,7 @@ message with exit code 2.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 
 import typer
@@ -38,7 +39,21 @@ def _register_commands() -> None:
         module.register(app)
 
 
+def _unwrap(doc: str) -> str:
+    """A docstring's paragraphs each on one line: the help formatter keeps single line breaks
+    after the first paragraph, which the terminal's own wrapping then leaves mid-sentence."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+def _unwrap_help() -> None:
+    for command in app.registered_commands:
+        if command.help is None and command.callback is not None and command.callback.__doc__:
+            command.help = _unwrap(command.callback.__doc__)
+
+
 _register_commands()
+_unwrap_help()
 
 
 def main() -> None:

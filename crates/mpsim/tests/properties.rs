@@ -75,7 +75,10 @@ fn scenario() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+    // 96 cases in `make test`; PROPTEST_CASES=N runs a deeper search.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(96)
+    ))]
 
     #[test]
     fn random_scenarios_run_and_keep_invariants(v in scenario()) {

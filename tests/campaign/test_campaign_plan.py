@@ -173,3 +173,16 @@ def test_shipped_campaigns_plan_the_study(name, points, replications, runs) -> N
             packet_ms = 1500 * 8 / (link["capacity_mbps"] * 1e3)
             wait_ms = (link["queue"]["packets"] - 1) * packet_ms
             assert 0.0 <= wait_ms <= (2000.0 if high_bdp else 100.0) + packet_ms / 2
+
+
+def test_a_plan_without_versions_asks_the_campaigns_backend(write_campaign) -> None:
+    from mptcplab.campaign.backends import BACKENDS
+
+    campaign = load(write_campaign())
+    version = BACKENDS["sim"].version_string()
+    plan = build_plan(campaign)
+    assert [t.row.run_key for t in plan.tasks] == [
+        t.row.run_key for t in build_plan(campaign, backend="sim", backend_version=version).tasks
+    ]
+    with pytest.raises(TypeError, match="together"):
+        build_plan(campaign, backend="sim")

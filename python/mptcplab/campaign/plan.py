@@ -263,11 +263,18 @@ def build_plan(
     versions: Mapping[str, str] | None = None,
 ) -> Plan:
     """The campaign's runs. ``versions`` maps each of the campaign's backends to its version
-    string (it enters the run keys); ``backend`` and ``backend_version`` name a single one."""
+    string (it enters the run keys); ``backend`` and ``backend_version`` name a single one.
+    Given none of them, the campaign's own backends are asked for their versions, as
+    ``mptcplab run`` does."""
     if versions is None:
-        if backend is None or backend_version is None:
-            raise TypeError("build_plan needs versions, or backend and backend_version")
-        versions = {backend: backend_version}
+        if backend is None and backend_version is None:
+            from mptcplab.campaign.runner import backends_of  # the runner imports this module
+
+            versions = {name: version for name, (_, version) in backends_of(campaign).items()}
+        elif backend is None or backend_version is None:
+            raise TypeError("build_plan: give backend and backend_version together")
+        else:
+            versions = {backend: backend_version}
     backends = [(name, versions[name]) for name in versions]
     designs = tuple(design_points(campaign, k) for k in range(campaign.spec.design.designs))
     tasks = tuple(_iter_tasks(campaign, designs, backends))

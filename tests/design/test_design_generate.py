@@ -74,3 +74,19 @@ def test_generator_and_seed_sequence_are_accepted() -> None:
     a = uniform_random(2, 3, rng=np.random.default_rng(5))
     b = uniform_random(2, 3, rng=np.random.SeedSequence(5))
     assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("kind", "option", "value"),
+    [
+        ("sobol", "scramble", "no"),  # a non-empty string is true: it would have scrambled
+        ("lhs", "optimize", "false"),
+        ("lhs", "centered", 1),
+        ("wsp", "exact", 0),
+    ],
+)
+def test_a_flag_takes_true_or_false_only(kind: str, option: str, value: object) -> None:
+    extra = {"optimize": False} if option == "centered" else {}
+    with pytest.raises(ValueError, match=f"{option}: expected true or false, got {value!r}"):
+        generate(kind, 2, 8, rng=1, **{option: value}, **extra)
+    generate(kind, 2, 8, rng=1, **{option: False}, **extra)

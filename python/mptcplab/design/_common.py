@@ -44,6 +44,14 @@ def check_count(name: str, value: object, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_flag(name: str, value: object) -> bool:
+    """Validate a true/false option such as ``scramble``: a string or number is refused rather
+    than read by its truth value ("no" would mean true)."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name}: expected true or false, got {value!r}")
+    return bool(value)
+
+
 def as_unit_points(points: npt.ArrayLike, *, name: str = "points") -> np.ndarray:
     """Return ``points`` as a float (n, d) array inside [0, 1]^d, or raise a clear ValueError.
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import RngLike, check_count
+from ._common import RngLike, check_count, check_flag
 from .factorial import fractional_factorial, full_factorial
 from .lhs import lhs, maximin_lhs
 from .sobol import sobol, uniform_random
@@ -26,7 +26,7 @@ def _wsp(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.nda
 
 def _lhs(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
     n = _need_n("lhs", n)
-    if not options.pop("optimize", True):
+    if not check_flag("optimize", options.pop("optimize", True)):
         centered = options.pop("centered", False)
         if options:
             raise ValueError(

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.spatial.distance import pdist
 
-from ._common import RngLike, as_generator, as_unit_points, check_count
+from ._common import RngLike, as_generator, as_unit_points, check_count, check_flag
 from .quality import _phi_p_from_distances
 
 Profile = Literal["GEOM", "LINEAR", "GEOM_MORRIS"]
@@ -49,7 +49,7 @@ def lhs(d: int, n: int, *, rng: RngLike, centered: bool = False) -> np.ndarray:
     n = check_count("n", n)
     gen = as_generator(rng)
     strata = np.column_stack([gen.permutation(n) for _ in range(d)])
-    offset = np.full((n, d), 0.5) if centered else gen.random((n, d))
+    offset = np.full((n, d), 0.5) if check_flag("centered", centered) else gen.random((n, d))
     return (strata + offset) / n
 
 

@@ -12,10 +12,11 @@ import warnings
 import numpy as np
 from scipy.stats import qmc
 
-from ._common import RngLike, as_generator, check_count
+from ._common import RngLike, as_generator, check_count, check_flag
 
 
 def _sobol_engine(d: int, *, scramble: bool, generator: np.random.Generator) -> qmc.Sobol:
+    scramble = check_flag("scramble", scramble)
     # scipy >= 1.15 names the argument ``rng``; older releases call it ``seed``.
     try:
         return qmc.Sobol(d, scramble=scramble, rng=generator)

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ._common import RngLike, as_generator, as_unit_points, check_count
+from ._common import RngLike, as_generator, as_unit_points, check_count, check_flag
 from .metrics import Metric, distance_matrix, resolve_metric, unit_cube_diameter
 from .sobol import sobol_base2, uniform_random
 
@@ -289,6 +289,7 @@ def wsp_design(
     d = check_count("d", d)
     n = check_count("n", n)
     restarts = check_count("restarts", restarts)
+    exact = check_flag("exact", exact)
     gen = as_generator(rng)
     name, dist = resolve_metric(metric)
     given = not isinstance(candidates, str)

@@ -90,3 +90,12 @@ def test_a_flag_takes_true_or_false_only(kind: str, option: str, value: object) 
     with pytest.raises(ValueError, match=f"{option}: expected true or false, got {value!r}"):
         generate(kind, 2, 8, rng=1, **{option: value}, **extra)
     generate(kind, 2, 8, rng=1, **{option: False}, **extra)
+
+
+@pytest.mark.parametrize(
+    ("kind", "option", "value"),
+    [("lhs", "p", "abc"), ("lhs", "c", "abc"), ("lhs", "T0", True), ("wsp", "oversampling", "x")],
+)
+def test_a_number_option_refuses_other_types_by_name(kind: str, option: str, value: object) -> None:
+    with pytest.raises(ValueError, match=f"{option}: expected a number, got {value!r}"):
+        generate(kind, 2, 8, rng=1, **{option: value})

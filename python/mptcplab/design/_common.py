@@ -44,6 +44,14 @@ def check_count(name: str, value: object, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_real(name: str, value: object) -> float:
+    """A real-number argument as a float; strings and booleans are refused by name (numpy's
+    own message for them names neither the argument nor the value)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a number, got {value!r}")
+    return float(value)
+
+
 def check_flag(name: str, value: object) -> bool:
     """Validate a true/false option such as ``scramble``: a string or number is refused rather
     than read by its truth value ("no" would mean true)."""

@@ -24,7 +24,14 @@ import numpy as np
 import numpy.typing as npt
 from scipy.spatial.distance import pdist
 
-from ._common import RngLike, as_generator, as_unit_points, check_count, check_flag
+from ._common import (
+    RngLike,
+    as_generator,
+    as_unit_points,
+    check_count,
+    check_flag,
+    check_real,
+)
 from .quality import _phi_p_from_distances
 
 Profile = Literal["GEOM", "LINEAR", "GEOM_MORRIS"]
@@ -173,9 +180,9 @@ def anneal_maximin(
     if profile not in PROFILES:
         raise ValueError(f"profile: expected one of {list(PROFILES)}, got {profile!r}")
     for name, value in (("T0", T0), ("p", p)):
-        if not np.isfinite(value) or value <= 0:
+        if not np.isfinite(check_real(name, value)) or value <= 0:
             raise ValueError(f"{name}: expected a positive number, got {value!r}")
-    if not 0 < c < 1:
+    if not 0 < check_real("c", c) < 1:
         raise ValueError(f"c: expected 0 < c < 1, got {c!r}")
     n, d = x0.shape
     if n < 3:

@@ -23,7 +23,14 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ._common import RngLike, as_generator, as_unit_points, check_count, check_flag
+from ._common import (
+    RngLike,
+    as_generator,
+    as_unit_points,
+    check_count,
+    check_flag,
+    check_real,
+)
 from .metrics import Metric, distance_matrix, resolve_metric, unit_cube_diameter
 from .sobol import sobol_base2, uniform_random
 
@@ -109,7 +116,7 @@ def wsp_select(
     """
     cand = as_unit_points(candidates, name="candidates")
     _, dist = resolve_metric(metric)
-    if not np.isfinite(dmin) or dmin < 0:
+    if not np.isfinite(check_real("dmin", dmin)) or dmin < 0:
         raise ValueError(f"dmin: expected a finite distance >= 0, got {dmin!r}")
     if not 0 <= seed_index < cand.shape[0]:
         raise ValueError(f"seed_index: {seed_index} outside 0..{cand.shape[0] - 1}")
@@ -304,7 +311,7 @@ def wsp_design(
         if fixed.shape[1] != d:
             raise ValueError(f"candidates: expected {d} columns, got {fixed.shape[1]}")
     else:
-        if not np.isfinite(oversampling) or oversampling < 1:
+        if not np.isfinite(check_real("oversampling", oversampling)) or oversampling < 1:
             raise ValueError(f"oversampling: expected a number >= 1, got {oversampling!r}")
         size = n_candidates if n_candidates is not None else int(np.ceil(oversampling * n))
         size = check_count("n_candidates", size)

@@ -296,6 +296,13 @@ def test_make_unknown_parameter_lists_the_accepted_ones() -> None:
         ("two_path", {"rtt_ms": "fast"}, "rtt_ms"),
         ("two_path", {"loss": (0, math.nan)}, "loss[1]"),
         ("two_path", {"loss": (0, 1.0)}, "links[1].loss"),
+        # Each factor finite, their product (the buffer) not.
+        (
+            "two_path",
+            {"capacity_mbps": (10, 100), "queuing_delay_ms": (5, 1e308)},
+            "queuing_delay_ms[1]",
+        ),
+        ("three_bottleneck", {"queuing_delay_ms": (5, 5, 1e308)}, "queuing_delay_ms[2]"),
         ("two_path", {"cc": "vegas"}, "cc"),
         ("two_path", {"rcvbuf": "big"}, "rcvbuf"),
         ("two_path", {"app": {"kind": "size"}}, "app.bytes"),

@@ -128,7 +128,9 @@ def receive_buffer(name: str, value: Any) -> dict[str, Any]:
     raise UserError(f'expected "auto" or a size in bytes, got {value!r}', field=name)
 
 
-def droptail_queuing_delay(capacity_mbps: float, queuing_delay_ms: float) -> DropTailQueue:
+def droptail_queuing_delay(
+    capacity_mbps: float, queuing_delay_ms: float, *, field: str = "queuing_delay_ms"
+) -> DropTailQueue:
     """A drop-tail buffer whose full waiting room adds ``queuing_delay_ms`` of queuing delay to a
     full-size packet: the packet being sent (the simulator's and linkem's buffers count it) plus
     the whole number of full-size packets nearest to ``queuing_delay_ms`` of the link rate.
@@ -142,7 +144,14 @@ def droptail_queuing_delay(capacity_mbps: float, queuing_delay_ms: float) -> Dro
     not count the packet being sent).
     """
     waiting_bytes = capacity_mbps * 1e6 / 8.0 * queuing_delay_ms / 1e3
-    return DropTailQueue(packets=1 + round(waiting_bytes / (MSS_BYTES + HEADER_BYTES)))
+    waiting_packets = waiting_bytes / (MSS_BYTES + HEADER_BYTES)
+    if not waiting_packets < 2.0**63:  # also an infinite product of two finite factors
+        raise UserError(
+            f"{queuing_delay_ms:g} ms of queuing at {capacity_mbps:g} Mbit/s is a buffer of "
+            "more than 2^63 packets; expected a delay the link can queue",
+            field=field,
+        )
+    return DropTailQueue(packets=1 + round(waiting_packets))
 
 
 def droptail_ms(queuing_delay_ms: float) -> DropTailQueue:

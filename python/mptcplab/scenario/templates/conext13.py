@@ -52,7 +52,7 @@ def _links(
             "capacity_mbps": caps[k],
             # The reverse direction has the same delay, so the propagation RTT is twice this.
             "delay_ms": rtts[k] / 2.0,
-            "queue": droptail_queuing_delay(caps[k], queues[k]),
+            "queue": droptail_queuing_delay(caps[k], queues[k], field=f"queuing_delay_ms[{k}]"),
             "loss": losses[k],
         }
         for k in range(n)

@@ -97,3 +97,27 @@ def test_a_results_folder_given_for_its_store_names_the_store(tmp_path, monkeypa
     assert f"{tmp_path} is a folder; its store is {tmp_path / 'store.sqlite'}" in (
         capsys.readouterr().err
     )
+
+
+def test_critical_points_are_the_worst_for_the_metric() -> None:
+    import pandas as pd
+
+    from mptcplab.analysis.report import _critical_section
+
+    medians = pd.DataFrame(
+        {
+            "variant": ["a"] * 3,
+            "design": [0] * 3,
+            "point": [0, 1, 2],
+            "peak_rcvbuf_bytes": [100.0, 5000.0, 300.0],
+            "aggregation_benefit": [0.9, 0.1, 0.5],
+            "replications": [1] * 3,
+        }
+    )
+    # A receiver holding the most memory is the critical case; for the benefit, the lowest.
+    html = _critical_section(medians, ["peak_rcvbuf_bytes"])
+    assert "highest median" in html
+    assert html.index("5000") < html.index("300") < html.index("100")
+    html = _critical_section(medians, ["aggregation_benefit"])
+    assert "lowest median" in html
+    assert html.index("0.1") < html.index("0.5") < html.index("0.9")

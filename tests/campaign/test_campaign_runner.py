@@ -68,15 +68,21 @@ def test_campaign_runs_everything_once_and_a_rerun_skips_it(write_campaign) -> N
     assert entry["git_revision"]  # the tests run in a git checkout
 
 
-def test_failed_runs_are_stored_with_their_error_and_retried(
-    write_campaign, cli, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def flaky_campaign(write_campaign, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The small campaign on a backend that fails as MPTCPLAB_TEST_FAIL tells it to."""
     monkeypatch.setitem(
         BACKENDS,
         "flaky",
         Backend("flaky", "campaign_flaky_backend:run", "campaign_flaky_backend:version"),
     )
-    path = write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "flaky"\nmetrics ='))
+    return write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "flaky"\nmetrics ='))
+
+
+def test_failed_runs_are_stored_with_their_error_and_retried(
+    flaky_campaign: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = flaky_campaign
     monkeypatch.setenv("MPTCPLAB_TEST_FAIL", "1")
     code, _, err = cli("run", str(path), "-o", str(path.parent / "store.sqlite"), "-q")
     assert code == 1
@@ -96,14 +102,9 @@ def test_failed_runs_are_stored_with_their_error_and_retried(
 
 
 def test_a_refused_run_is_stored_and_shown_as_its_message(
-    write_campaign, cli, monkeypatch: pytest.MonkeyPatch
+    flaky_campaign: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(
-        BACKENDS,
-        "flaky",
-        Backend("flaky", "campaign_flaky_backend:run", "campaign_flaky_backend:version"),
-    )
-    path = write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "flaky"\nmetrics ='))
+    path = flaky_campaign
     store = path.parent / "store.sqlite"
     monkeypatch.setenv("MPTCPLAB_TEST_FAIL", "user")
     code, _, _ = cli("run", str(path), "-o", str(store), "-q")

@@ -5,7 +5,9 @@ long path) stays one line instead of being broken at a space."""
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
+from rich.table import Table
 
 MIN_WIDTH_OFF_TERMINAL = 120
 
@@ -16,3 +18,14 @@ def command_console(*, stderr: bool = False) -> Console:
         console.width = max(console.width, MIN_WIDTH_OFF_TERMINAL)
         console.soft_wrap = True
     return console
+
+
+def report_table(title: str) -> Table:
+    """The compact table every command's summary is drawn in, so they read alike."""
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )

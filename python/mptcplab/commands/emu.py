@@ -8,11 +8,10 @@ import sys
 from typing import Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from mptcplab.commands.console import command_console
+from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.scenario_options import (
     DurationOption,
     JsonFlag,
@@ -32,13 +31,7 @@ def _us(value: float | None) -> str:
 
 def fidelity_table(report: dict[str, Any]) -> Table:
     fid = report["fidelity"]
-    table = Table(
-        title="emulation fidelity",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-    )
+    table = report_table("emulation fidelity")
     table.add_column("link", no_wrap=True)
     for name in (
         "configured\nMbit/s",

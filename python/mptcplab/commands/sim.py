@@ -6,12 +6,11 @@ import math
 import sys
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from mptcplab.analysis.metrics import jain_index
-from mptcplab.commands.console import command_console
+from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.scenario_options import (
     DurationOption,
     JsonFlag,
@@ -44,13 +43,7 @@ def flows_table(report: Report) -> Table:
 
     blocks = any(kind_of(f.id) == "blocks" for f in report.flows)
     sized = any(kind_of(f.id) == "size" for f in report.flows)
-    table = Table(
-        title="flows",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-    )
+    table = report_table("flows")
     table.add_column("flow / subflow", no_wrap=True)
     table.add_column("protocol\ncc", no_wrap=True)
     for name in (
@@ -109,13 +102,7 @@ def groups_table(report: Report) -> Table | None:
     populations = [f for f in report.scenario.flows if f.count > 1]
     if not populations:
         return None
-    table = Table(
-        title="flow groups (count > 1)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-    )
+    table = report_table("flow groups (count > 1)")
     table.add_column("group", no_wrap=True)
     for name in ("flows", "total\nMbit/s", "mean\nMbit/s", "min\nMbit/s", "max\nMbit/s", "Jain"):
         table.add_column(name, justify="right")
@@ -135,13 +122,7 @@ def groups_table(report: Report) -> Table | None:
 
 
 def links_table(report: Report) -> Table:
-    table = Table(
-        title="links",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-    )
+    table = report_table("links")
     table.add_column("link", no_wrap=True)
     for name in ("utilization\n%", "drops", "loss rate\n%", "mean queue\npkts", "max queue\npkts"):
         table.add_column(name, justify="right")

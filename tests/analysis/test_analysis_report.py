@@ -19,8 +19,8 @@ def test_report_is_self_contained(report_html) -> None:
     for external in ("http://", "https://", "<script", "<link", "@import", "url("):
         assert external not in lowered, external
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
-    # Per metric: distribution and against-factors figures.
-    assert len(images) == 2 * 4
+    # Per metric: distribution, against-factors and heat-map figures.
+    assert len(images) == 3 * 4
     for data in images:
         assert base64.b64decode(data).startswith(PNG_SIGNATURE)
 
@@ -56,6 +56,8 @@ def test_report_has_every_section(report_html) -> None:
     for column in ("mptcplab", "git revision", "backend", "host", "started", "ended"):
         assert f"<th>{column}</th>" in provenance
     assert "cc=lia" in html and "cc=olia" in html
+    # Two quantitative factors: every metric's heat map is drawn over both.
+    assert html.count("<h3>Heat map over ") == 4
 
 
 def test_report_command_writes_the_file(

@@ -9,6 +9,8 @@
   metrics extracted from a backend's report;
 - ``tables``: :func:`to_pandas`, :func:`point_medians`, :func:`percentile_table`, CSV/Parquet
   :func:`export`;
+- ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
+  of it;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
 - ``plots`` and ``report``: figures and the self-contained HTML report.
 
@@ -25,6 +27,7 @@ _EXPORTS = {
     "jain_index": "mptcplab.analysis.metrics",
     "log_gain": "mptcplab.analysis.metrics",
     "run_metrics": "mptcplab.analysis.metrics",
+    "heat_grid": "mptcplab.analysis.heatmap",
     "build_report": "mptcplab.analysis.report",
     "write_report": "mptcplab.analysis.report",
     "sensitivity_table": "mptcplab.analysis.sensitivity",

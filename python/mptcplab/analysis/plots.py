@@ -16,7 +16,10 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.colors import CenteredNorm, Normalize
 from matplotlib.figure import Figure
+
+from mptcplab.analysis.heatmap import HeatGrid
 
 _PALETTE = (
     "#1f77b4",
@@ -147,4 +150,64 @@ def against_factors(
             bbox_to_anchor=(0.5, 1.0),
         )
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / (3.0 * nrows + 0.5)))
+    return to_png(fig)
+
+
+def _cell_text(value: float, span: float) -> str:
+    """A cell's value to the precision the colour scale can tell apart (about 1 % of its span),
+    so that -0.000955 next to 0.957 reads -0.00."""
+    decimals = max(0, 2 - math.floor(math.log10(span))) if span > 0 else 3
+    return f"{value:.{decimals}f}"
+
+
+def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool) -> bytes:
+    """One panel per variant on a shared colour scale; each cell shows its median. Values on
+    both sides of zero (log gain, aggregation benefit) get a scale centred on zero and
+    symmetric about it, so that a cell's shade says how far it is from zero either way."""
+    shown = [v for v, g in grid.values.items() if np.isfinite(g).any()]
+    every = np.concatenate([grid.values[v][np.isfinite(grid.values[v])] for v in shown])
+    low, high = float(every.min()), float(every.max())
+    norm: Normalize
+    if low < 0 < high:
+        norm = CenteredNorm(vcenter=0.0, halfrange=max(-low, high))
+        cmap = "RdBu" if higher_is_better else "RdBu_r"
+    else:
+        norm = Normalize(vmin=low, vmax=high if high > low else low + 1.0)
+        cmap = "viridis" if higher_is_better else "viridis_r"
+    ncols = min(3, math.ceil(math.sqrt(len(shown))))
+    nrows = math.ceil(len(shown) / ncols)
+    width = 0.6 * len(grid.x_labels) + 1.6
+    height = 0.42 * len(grid.y_labels) + 1.4
+    fig = Figure(figsize=(width * ncols + 1.2, height * nrows + 0.3), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    mesh = None
+    for ax, variant in zip(axes, shown, strict=False):
+        values = grid.values[variant]
+        mesh = ax.pcolormesh(np.ma.masked_invalid(values), cmap=cmap, norm=norm)
+        for (row, col), value in np.ndenumerate(values):
+            if math.isfinite(value):
+                red, green, blue, _ = mesh.cmap(norm(value))
+                dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
+                ax.text(
+                    col + 0.5,
+                    row + 0.5,
+                    _cell_text(value, high - low),
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="white" if dark else "black",
+                )
+        ax.set_xticks(np.arange(len(grid.x_labels)) + 0.5, grid.x_labels, rotation=45, ha="right")
+        ax.set_yticks(np.arange(len(grid.y_labels)) + 0.5, grid.y_labels)
+        ax.tick_params(labelsize=7, length=0)
+        ax.set_xlabel(grid.x, fontsize=8)
+        ax.set_ylabel(grid.y, fontsize=8)
+        ax.set_title(variant, fontsize=9)
+        ax.set_facecolor("#e6e6e6")  # cells no point fell into
+    for ax in axes[len(shown) :]:
+        ax.set_visible(False)
+    if mesh is not None:
+        bar = fig.colorbar(mesh, ax=axes[: len(shown)].tolist(), shrink=0.9)
+        bar.set_label(_label(grid.metric, unit), fontsize=8)
+        bar.ax.tick_params(labelsize=7)
     return to_png(fig)

@@ -1,7 +1,8 @@
 """The campaign report: one self-contained HTML file (inline CSS, PNG figures as data: URIs).
 
 Sections: the campaign file, run status, design quality (spec §4.5), for each metric its
-percentiles per variant, CDF and box plot, and the metric against every factor; the worst points
+percentiles per variant, CDF and box plot, the metric against every factor and its heat map over
+the two factors that explain most of it; the worst points
 ("critical configurations"), sim/emu goodput per point when the campaign crosses backends
 (:mod:`mptcplab.analysis.crossval`), the sensitivity table when the campaign has several designs
 (spec §4.6), failed runs, and the provenance of every runner invocation.
@@ -20,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from mptcplab.analysis import plots
+from mptcplab.analysis.heatmap import heat_grid
 from mptcplab.analysis.metrics import all_metric_names, metric_info
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
@@ -189,6 +191,18 @@ def _metric_section(
             medians, metric, info.unit, factors, campaign.log_factors, variants
         )
         parts.append(_img(png, f"{metric} against factors"))
+        grid = heat_grid(medians, metric, factors, variants)
+        if grid is not None:
+            parts.append(f"<h3>Heat map over {_esc(grid.x)} and {_esc(grid.y)}</h3>")
+            parts.append(
+                f'<p class="note">The pair of factors that explains most of <code>'
+                f"{_esc(metric)}</code> within each variant (adjusted η² {grid.explained:.2f} "
+                "over the cells): each factor's range is cut into bins holding about equal "
+                "numbers of points, and each cell shows the median of the point medians in it; "
+                "grey cells hold no point.</p>"
+            )
+            png = plots.heat_map(grid, info.unit, info.higher_is_better)
+            parts.append(_img(png, f"{metric} over {grid.x} and {grid.y}"))
     return "".join(parts)
 
 

@@ -85,3 +85,19 @@ def test_the_figure_renders_on_one_side_of_zero_and_across_it(offset: float) -> 
     grid = heat_grid(medians, "metric", ["a", "b", "c"], ["cc=lia", "cc=olia"])
     assert grid is not None
     assert heat_map(grid, "Mbit/s", higher_is_better=True).startswith(PNG_SIGNATURE)
+
+
+def test_a_two_factor_grid_without_repeats_is_drawn_with_nothing_to_choose() -> None:
+    # A 3 × 3 factorial of two factors: one point per cell, so no within-cell variance to
+    # score the pair by, but it is the only pair and every cell holds its point's value.
+    rows = [
+        {"variant": v, "x": x, "y": y, "metric": x * y + (v == "b")}
+        for v in ("a", "b")
+        for x in (1.0, 2.0, 3.0)
+        for y in (10.0, 20.0, 30.0)
+    ]
+    grid = heat_grid(pd.DataFrame(rows), "metric", ["x", "y"], ["a", "b"])
+    assert grid is not None and np.isnan(grid.explained)
+    expected = np.outer([10.0, 20.0, 30.0], [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(grid.values["a"], expected)
+    np.testing.assert_allclose(grid.values["b"], expected + 1)

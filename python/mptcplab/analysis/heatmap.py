@@ -28,7 +28,9 @@ MAX_BINS = 8
 @dataclass(frozen=True)
 class HeatGrid:
     """Medians of ``metric`` over cells of ``x`` × ``y``, one array per variant (rows are y
-    cells from low to high, columns x cells); ``nan`` where no point fell."""
+    cells from low to high, columns x cells); ``nan`` where no point fell. ``explained`` is
+    ``nan`` when the pair is the only one and its cells hold one point each (a two-factor
+    grid without replication): nothing to choose, nothing to estimate it from."""
 
     metric: str
     x: str
@@ -81,7 +83,8 @@ def heat_grid(
     medians: pd.DataFrame, metric: str, factors: Sequence[str], variants: Sequence[str]
 ) -> HeatGrid | None:
     """The heat map of ``metric`` over the pair of ``factors`` that explains most of it; None
-    with fewer than two factors or too few points to compare pairs."""
+    with fewer than two varying factors, or when no pair's cells hold enough points to compare
+    pairs by."""
     frame = medians.dropna(subset=[metric])
     factors = [f for f in factors if f in frame and frame[f].nunique() > 1]
     if len(factors) < 2 or frame.empty:
@@ -93,10 +96,11 @@ def heat_grid(
     for factor in factors:
         cells[factor], labels[factor] = _cells(frame[factor], bins, per_variant)
     scored = frame[["variant", metric]].assign(**{f"_cell_{f}": cells[f] for f in factors})
+    pairs = list(itertools.combinations(factors, 2))
     best: tuple[float, str, str] | None = None
-    for x, y in itertools.combinations(factors, 2):
+    for x, y in pairs:
         explained = _adjusted_eta_squared(scored, metric, [f"_cell_{x}", f"_cell_{y}"])
-        if math.isfinite(explained) and (best is None or explained > best[0]):
+        if len(pairs) == 1 or (math.isfinite(explained) and (best is None or explained > best[0])):
             best = (explained, x, y)
     if best is None:
         return None

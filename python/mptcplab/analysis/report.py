@@ -194,12 +194,17 @@ def _metric_section(
         grid = heat_grid(medians, metric, factors, variants)
         if grid is not None:
             parts.append(f"<h3>Heat map over {_esc(grid.x)} and {_esc(grid.y)}</h3>")
+            chosen = (
+                f"The pair of factors that explains most of <code>{_esc(metric)}</code> within "
+                f"each variant (adjusted η² {grid.explained:.2f} over the cells)"
+                if math.isfinite(grid.explained)
+                else "The design's two quantitative factors"
+            )
             parts.append(
-                f'<p class="note">The pair of factors that explains most of <code>'
-                f"{_esc(metric)}</code> within each variant (adjusted η² {grid.explained:.2f} "
-                "over the cells): each factor's range is cut into bins holding about equal "
-                "numbers of points, and each cell shows the median of the point medians in it; "
-                "grey cells hold no point.</p>"
+                f'<p class="note">{chosen}: each factor\'s range is cut into bins holding about '
+                "equal numbers of points (a factor that takes a few values, each several "
+                "times, gets one cell per value), and each cell shows the median of the point "
+                "medians in it; grey cells hold no point.</p>"
             )
             png = plots.heat_map(grid, info.unit, info.higher_is_better)
             parts.append(_img(png, f"{metric} over {grid.x} and {grid.y}"))

@@ -143,11 +143,15 @@ def design_command(
         )
     else:
         from mptcplab.design import generate
+        from mptcplab.design.generate import ENGINES
 
         if kind is None or dims is None:
             raise UserError(
                 "give a campaign file, or --kind and --dims (and --points)", field="design"
             )
+        if points is None and kind in ENGINES and kind != "factorial":
+            # The library names the argument n; on the command line it is --points.
+            raise UserError(f"a {kind} design needs its number of points", field="--points")
         try:
             unit = generate(kind, dims, points, rng=seed, **_parse_options(option or []))
         except ValueError as exc:

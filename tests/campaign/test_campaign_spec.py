@@ -48,6 +48,15 @@ BAD_FILES = [
         ["low > high", "30.0 > 20.0"],
     ),
     (
+        # Extra keys of [scenario] are template parameters, so the typo is not refused as
+        # unknown; the missing template points at it.
+        "misspelt template key",
+        lambda t: t.replace('template = "two_path"', 'templat = "two_path"'),
+        'templat = "two_path"',
+        "scenario.template",
+        ["missing key 'template'", "is 'templat' meant?"],
+    ),
+    (
         "unknown template",
         lambda t: t.replace('template = "two_path"', 'template = "two_paths"'),
         'template = "two_paths"',

@@ -298,6 +298,23 @@ def _meant(loc: Loc) -> str | None:
     return close[0] if close else None
 
 
+def _misspelt(data: Mapping[str, Any], loc: Loc) -> str | None:
+    """A key written beside a missing one and close to it: in [scenario], where any key is a
+    template parameter, 'templat' is not refused as unknown, so the missing 'template' is the
+    only place to point at it."""
+    table: Any = data
+    for part in loc[:-1]:
+        try:
+            table = table[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if not isinstance(table, Mapping):
+        return None
+    written = [str(key) for key in table if key != loc[-1]]
+    close = difflib.get_close_matches(str(loc[-1]), written, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def _problem(error: Any, data: Mapping[str, Any], path: Path, text: str) -> UserError:
     loc = _data_loc(data, tuple(error["loc"]), error["type"] == "missing")
     file = str(path)
@@ -315,6 +332,14 @@ def _problem(error: Any, data: Mapping[str, Any], path: Path, text: str) -> User
             field=_dotted(loc),
         )
     if error["type"] == "missing":
+        written = _misspelt(data, loc)
+        if written is not None:
+            return UserError(
+                f"missing key '{loc[-1]}'; is '{written}' meant?",
+                file=file,
+                line=_line(text, (*loc[:-1], written)),
+                field=_dotted(loc),
+            )
         return UserError(
             f"missing key '{loc[-1]}'", file=file, line=_line(text, loc[:-1]), field=_dotted(loc)
         )

@@ -218,11 +218,20 @@ def _transfer(
         if len(lines) >= len(seen.ss_lines):
             seen.ss_lines = lines
         for token, slots in _connections(cc).items():
-            if len(slots) >= seen.max_slots.get(token, 0):
+            # Keep a sample with the most slots, preferring one taken while every subflow
+            # could send: once a subflow leaves ESTABLISHED (the closing handshake) it is
+            # published with srtt_us = 0, out of the aggregates, as Linux counts it.
+            most = seen.max_slots.get(token, 0)
+            kept = seen.slots_by_token.get(token, [])
+            if len(slots) > most or (len(slots) == most and not _all_sending(kept)):
                 seen.max_slots[token] = len(slots)
                 seen.slots_by_token[token] = slots
         time.sleep(0.05)
     return _finish(client), _finish(server), seen
+
+
+def _all_sending(slots: list[dict[str, int]]) -> bool:
+    return bool(slots) and all(s["cwnd"] >= 1 and s["srtt_us"] > 0 for s in slots)
 
 
 def _ss_connections(ns: str, port: int) -> list[str]:
@@ -261,7 +270,7 @@ def test_mptcp_two_subflows_share_state_through_the_token(
     (token,) = tokens
     assert seen.max_slots.get(token) == 2, seen.max_slots
     slots = seen.slots_by_token[token]
-    assert all(s["cwnd"] >= 1 and s["srtt_us"] > 0 for s in slots), slots
+    assert _all_sending(slots), slots
     # No state outlives the connection.
     assert _wait_for_no_connections(cc) == {}
 

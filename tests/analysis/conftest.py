@@ -18,7 +18,10 @@ description = "a small two-path study for the analysis tests"
 seed = 5
 replications = 2
 reference_runs = true
-metrics = ["aggregation_benefit", "aggregation_benefit_measured", "goodput_mbps", "log_gain"]
+# path0_share first: the critical points are ranked by the first metric with a worse end.
+metrics = [
+    "path0_share", "aggregation_benefit", "aggregation_benefit_measured", "goodput_mbps", "log_gain"
+]
 
 [design]
 kind = "lhs"

@@ -10,9 +10,11 @@ import pytest
 from mptcplab import sim
 from mptcplab.analysis.metrics import (
     PAYLOAD_FRACTION,
+    RUN_METRICS,
     aggregation_benefit,
     jain_index,
     log_gain,
+    metric_info,
     path_capacities_mbps,
     reference_metrics,
     run_metrics,
@@ -123,3 +125,34 @@ def test_run_metrics_jain_over_several_flows() -> None:
         sum(goodputs) ** 2 / (3 * sum(g * g for g in goodputs))
     )
     assert 1 / 3 <= metrics["jain_fairness"] <= 1.0
+
+
+def _subflow(index: int, goodput: float) -> dict[str, object]:
+    return {"index": index, "goodput_mbps": goodput}
+
+
+def test_path0_share_counts_the_mptcp_subflows_only() -> None:
+    report = {
+        "flows": [
+            {"protocol": "mptcp", "subflows": [_subflow(0, 3.0), _subflow(1, 1.0)]},
+            {"protocol": "mptcp", "subflows": [_subflow(0, 1.0), _subflow(1, 5.0)]},
+            # Single-path TCP beside them carries nothing of the split.
+            {"protocol": "tcp", "subflows": [_subflow(0, 50.0)]},
+        ]
+    }
+    assert RUN_METRICS["path0_share"].extract(report, {}) == pytest.approx(4.0 / 10.0)
+    assert RUN_METRICS["path0_share"].extract({"flows": report["flows"][2:]}, {}) is None
+    nothing = {"flows": [{"protocol": "mptcp", "subflows": [_subflow(0, 0.0), _subflow(1, 0.0)]}]}
+    assert RUN_METRICS["path0_share"].extract(nothing, {}) is None
+    # A split, not a score: no end of it is the worse one.
+    assert metric_info("path0_share").higher_is_better is None
+
+
+def test_path0_share_of_uncoupled_subflows_is_the_capacity_split() -> None:
+    # Uncoupled subflows each fill their own bottleneck (ample buffers, no loss), so the split
+    # is the capacities' 6 : 18, a quarter on path 0.
+    scenario = templates.make(
+        "two_path", capacity_mbps=(6.0, 18.0), cc="reno", rcvbuf=4194304, duration_s=20.0
+    ).to_dict()
+    metrics = run_metrics(sim.run(scenario).to_dict(), scenario)
+    assert metrics["path0_share"] == pytest.approx(0.25, abs=0.02)

@@ -20,7 +20,7 @@ def test_report_is_self_contained(report_html) -> None:
         assert external not in lowered, external
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
     # Per metric: distribution, against-factors and heat-map figures.
-    assert len(images) == 3 * 4
+    assert len(images) == 3 * 5
     for data in images:
         assert base64.b64decode(data).startswith(PNG_SIGNATURE)
 
@@ -30,6 +30,7 @@ def test_report_has_every_section(report_html) -> None:
     for section in (
         "campaign",
         "design",
+        "metric-path0-share",
         "metric-aggregation-benefit",
         "metric-aggregation-benefit-measured",
         "metric-goodput-mbps",
@@ -49,6 +50,8 @@ def test_report_has_every_section(report_html) -> None:
     critical = html[html.index('id="critical"') : html.index('id="sensitivity"')]
     for column in ("cap0", "rtt1", "variant", "aggregation_benefit"):
         assert f"<th>{column}</th>" in critical
+    # path0_share, listed first, is a split with no worse end: the next metric ranks the points.
+    assert "lowest median <code>aggregation_benefit</code>" in critical
     sensitivity = html[html.index('id="sensitivity"') : html.index('id="provenance"')]
     for column in ("p5", "p25", "p50", "p75", "p95"):
         assert f"<th>{column}</th>" in sensitivity
@@ -57,7 +60,7 @@ def test_report_has_every_section(report_html) -> None:
         assert f"<th>{column}</th>" in provenance
     assert "cc=lia" in html and "cc=olia" in html
     # Two quantitative factors: every metric's heat map is drawn over both.
-    assert html.count("<h3>Heat map over ") == 4
+    assert html.count("<h3>Heat map over ") == 5
 
 
 def test_report_command_writes_the_file(
@@ -123,3 +126,14 @@ def test_critical_points_are_the_worst_for_the_metric() -> None:
     html = _critical_section(medians, ["aggregation_benefit"])
     assert "lowest median" in html
     assert html.index("0.1") < html.index("0.5") < html.index("0.9")
+
+
+def test_critical_section_needs_a_metric_with_a_worse_end() -> None:
+    import pandas as pd
+
+    from mptcplab.analysis.report import _critical_section
+
+    medians = pd.DataFrame({"variant": ["a", "b"], "point": [0, 1], "path0_share": [0.2, 0.7]})
+    html = _critical_section(medians, ["path0_share"])
+    assert "none of the metrics has a better or worse end" in html
+    assert "<table" not in html

@@ -137,6 +137,15 @@ def _time_to_max_cwnd(report: Report, _scenario: Scenario) -> float | None:
     return float(fastest["time_to_max_cwnd_s"])
 
 
+def _path0_share(report: Report, _scenario: Scenario) -> float | None:
+    # Subflow goodputs, not the connection's: the split is of what each path carried.
+    subflows = [s for f in _mptcp_flows(report) for s in f["subflows"]]
+    total = sum(float(s["goodput_mbps"]) for s in subflows)
+    if total <= 0:
+        return None
+    return sum(float(s["goodput_mbps"]) for s in subflows if s["index"] == 0) / total
+
+
 def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
     def extract(report: Report, _scenario: Scenario) -> float | None:
         values = [f["block_latency"][field] for f in report["flows"] if f.get("block_latency")]
@@ -182,8 +191,9 @@ class MetricInfo:
     description: str
     unit: str = ""
     bounds: tuple[float, float] | None = None
-    # Lower is worse (goodput) unless this is set (latency): decides which points are "worst".
-    higher_is_better: bool = True
+    # Lower is worse (goodput) unless this is False (latency): decides which points are "worst".
+    # None: a split of traffic, where neither end is better; it ranks no points.
+    higher_is_better: bool | None = True
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,15 @@ RUN_METRICS: dict[str, RunMetric] = {
                 bounds=(-1.0, 1.0),
             ),
             _aggregation_benefit_configured,
+        ),
+        RunMetric(
+            MetricInfo(
+                "path0_share",
+                "share of the MPTCP flows' subflow goodput carried on their first path (path 0)",
+                bounds=(0, 1),
+                higher_is_better=None,
+            ),
+            _path0_share,
         ),
         RunMetric(
             MetricInfo("jain_fairness", "Jain's index of the per-flow goodputs", bounds=(0, 1)),

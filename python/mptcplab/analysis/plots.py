@@ -160,7 +160,7 @@ def _cell_text(value: float, span: float) -> str:
     return f"{value:.{decimals}f}"
 
 
-def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool) -> bytes:
+def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
     """One panel per variant on a shared colour scale; each cell shows its median. Values on
     both sides of zero (log gain, aggregation benefit) get a scale centred on zero and
     symmetric about it, so that a cell's shade says how far it is from zero either way."""
@@ -170,10 +170,10 @@ def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool) -> bytes:
     norm: Normalize
     if low < 0 < high:
         norm = CenteredNorm(vcenter=0.0, halfrange=max(-low, high))
-        cmap = "RdBu" if higher_is_better else "RdBu_r"
+        cmap = "RdBu_r" if higher_is_better is False else "RdBu"
     else:
         norm = Normalize(vmin=low, vmax=high if high > low else low + 1.0)
-        cmap = "viridis" if higher_is_better else "viridis_r"
+        cmap = "viridis_r" if higher_is_better is False else "viridis"
     ncols = min(3, math.ceil(math.sqrt(len(shown))))
     nrows = math.ceil(len(shown) / ncols)
     width = 0.6 * len(grid.x_labels) + 1.6

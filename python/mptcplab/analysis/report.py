@@ -212,9 +212,22 @@ def _metric_section(
 
 
 def _critical_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str:
-    metric = next((m for m in metrics if not medians[m].dropna().empty), None)
-    if metric is None:
+    if all(medians[m].dropna().empty for m in metrics):
         return '<p class="note">no finished runs yet</p>'
+    # A split of traffic (path0_share) has no worse end to rank points by.
+    metric = next(
+        (
+            m
+            for m in metrics
+            if metric_info(m).higher_is_better is not None and not medians[m].dropna().empty
+        ),
+        None,
+    )
+    if metric is None:
+        return (
+            '<p class="note">none of the metrics has a better or worse end to rank the points '
+            "by</p>"
+        )
     info = metric_info(metric)
     ranked = medians.dropna(subset=[metric]).sort_values(
         metric, ascending=info.higher_is_better, kind="stable"

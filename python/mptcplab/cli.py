@@ -24,7 +24,17 @@ app = typer.Typer(
 )
 
 # Order is the order of `mptcplab --help`.
-COMMAND_MODULES = ("sim", "emu", "design", "campaign", "report", "doctor", "clean", "perf")
+COMMAND_MODULES = (
+    "sim",
+    "emu",
+    "design",
+    "campaign",
+    "report",
+    "metrics",
+    "doctor",
+    "clean",
+    "perf",
+)
 
 
 def _register_commands() -> None:

@@ -156,3 +156,47 @@ def test_path0_share_of_uncoupled_subflows_is_the_capacity_split() -> None:
     ).to_dict()
     metrics = run_metrics(sim.run(scenario).to_dict(), scenario)
     assert metrics["path0_share"] == pytest.approx(0.25, abs=0.02)
+
+
+def test_worst_fair_share_ratio_of_hand_made_reports() -> None:
+    # Link a (1 Mbit/s) carries A and B, link b (2) B and C: max-min fair A = B = 0.5, C = 1.5
+    # (wire rates; goodput is their payload share).
+    scenario = {
+        "links": [{"id": "a", "capacity_mbps": 1.0}, {"id": "b", "capacity_mbps": 2.0}],
+        "flows": [
+            {"id": "A", "protocol": "tcp", "paths": [["a"]]},
+            {"id": "B", "protocol": "tcp", "paths": [["a", "b"]]},
+            {"id": "C", "protocol": "tcp", "paths": [["b"]], "count": 2},
+        ],
+    }
+    # C's two flows share b with B: B and A 0.5, each C (2 - 0.5) / 2 = 0.75.
+    fair = {"A": 0.5, "B": 0.5, "C#0": 0.75, "C#1": 0.75}
+    goodput = {"A": 0.45, "B": 0.2, "C#0": 0.9, "C#1": 0.72}
+    report = {
+        "flows": [{"id": k, "goodput_mbps": v * PAYLOAD_FRACTION} for k, v in goodput.items()]
+    }
+    extract = RUN_METRICS["worst_fair_share_ratio"].extract
+    assert extract(report, scenario) == pytest.approx(min(goodput[k] / fair[k] for k in fair))
+    assert extract(report, scenario) == pytest.approx(0.2 / 0.5)
+    # Only greedy flows have a share to reach: B writing blocks leaves A's 0.9 the worst.
+    scenario["flows"][1]["app"] = {"kind": "blocks", "block_bytes": 65536}
+    assert extract(report, scenario) == pytest.approx(0.45 / 0.5)
+
+
+def test_worst_fair_share_ratio_of_one_reno_flow_is_its_link_share() -> None:
+    # One Reno flow with a one-BDP drop-tail buffer keeps the link ≥ 93 % busy (issue #2's
+    # oracle), and cannot exceed the link's payload rate, its fair share.
+    scenario = {
+        "duration_s": 20.0,
+        "links": [
+            {
+                "id": "l",
+                "capacity_mbps": 10.0,
+                "delay_ms": 20.0,
+                "queue": {"kind": "droptail", "packets": 34},  # 10 Mbit/s × 40 ms in 1500 B
+            }
+        ],
+        "flows": [{"id": "t", "protocol": "tcp", "paths": [["l"]]}],
+    }
+    metrics = run_metrics(sim.run(scenario).to_dict(), scenario)
+    assert 0.93 <= metrics["worst_fair_share_ratio"] <= 1.0

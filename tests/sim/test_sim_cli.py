@@ -214,6 +214,10 @@ def test_tables(capsys, monkeypatch) -> None:
     assert code == 0, err
     for text in ("flows", "links", "laptop", "0: wifi", "events/s", "seed 3", "goodput"):
         assert text in out
+    # The flow's row: goodput, then its fair share, alone on the 8 Mbit/s link: all of its
+    # payload rate.
+    (row,) = [line.split() for line in out.splitlines() if line.split()[:1] == ["laptop"]]
+    assert float(row[4]) == pytest.approx(8.0 * 1448 / 1500, abs=1e-3)
 
 
 @needs_engine
@@ -236,7 +240,7 @@ def test_a_population_gets_a_summary_row(tmp_path: Path, capsys, monkeypatch) ->
     code, out, err = run_cli(["sim", str(path), "--duration", "20"], capsys, monkeypatch)
     assert code == 0, err
     (row,) = [line.split() for line in out.splitlines() if line.split()[:2] == ["x", "4"]]
-    total, mean, low, high, jain = map(float, row[2:])
+    total, mean, low, high, jain, fair = map(float, row[2:])
     report = sim.run(path, duration_s=20)
     goodputs = [f.goodput_mbps for f in report.group("x")]
     assert total == pytest.approx(sum(goodputs), abs=1e-3)
@@ -248,6 +252,8 @@ def test_a_population_gets_a_summary_row(tmp_path: Path, capsys, monkeypatch) ->
     assert mean == pytest.approx(total / 4, abs=1e-3)
     # Jain's index (Σx)² / (n Σx²), computed here from the flows' rows.
     assert jain == pytest.approx(sum(goodputs) ** 2 / (4 * sum(g * g for g in goodputs)), abs=1e-3)
+    # Each of the four gets a quarter of the link's payload rate max-min fairly.
+    assert fair == pytest.approx(8.0 * 1448 / 1500 / 4, abs=1e-3)
 
     # Without a population there is no such table.
     code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)

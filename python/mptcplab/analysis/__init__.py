@@ -9,6 +9,8 @@
   metrics extracted from a backend's report;
 - ``tables``: :func:`to_pandas`, :func:`point_medians`, :func:`percentile_table`, CSV/Parquet
   :func:`export`;
+- ``fairshare``: :func:`fair_share`, every flow's max-min fair goodput, multipath users pooling
+  their paths (the draft's "optimum without probing cost");
 - ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
   of it;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
@@ -27,6 +29,7 @@ _EXPORTS = {
     "jain_index": "mptcplab.analysis.metrics",
     "log_gain": "mptcplab.analysis.metrics",
     "run_metrics": "mptcplab.analysis.metrics",
+    "fair_share": "mptcplab.analysis.fairshare",
     "heat_grid": "mptcplab.analysis.heatmap",
     "build_report": "mptcplab.analysis.report",
     "write_report": "mptcplab.analysis.report",

@@ -146,6 +146,18 @@ def _path0_share(report: Report, _scenario: Scenario) -> float | None:
     return sum(float(s["goodput_mbps"]) for s in subflows if s["index"] == 0) / total
 
 
+def _worst_fair_share_ratio(report: Report, scenario: Scenario) -> float | None:
+    # Imported here: fairshare takes this module's payload constants.
+    from mptcplab.analysis.fairshare import fair_share
+
+    bulk = {f["id"] for f in scenario["flows"] if f.get("app", {"kind": "bulk"})["kind"] == "bulk"}
+    flows = [f for f in report["flows"] if _base_id(f["id"]) in bulk]
+    if not flows:
+        return None
+    share = fair_share(scenario)
+    return min(float(f["goodput_mbps"]) / share.of(f["id"]) for f in flows)
+
+
 def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
     def extract(report: Report, _scenario: Scenario) -> float | None:
         values = [f["block_latency"][field] for f in report["flows"] if f.get("block_latency")]
@@ -231,6 +243,14 @@ RUN_METRICS: dict[str, RunMetric] = {
         RunMetric(
             MetricInfo("jain_fairness", "Jain's index of the per-flow goodputs", bounds=(0, 1)),
             _jain,
+        ),
+        RunMetric(
+            MetricInfo(
+                "worst_fair_share_ratio",
+                "lowest ratio of a bulk flow's goodput to its max-min fair share (multipath "
+                "users pooling their paths; link capacities only)",
+            ),
+            _worst_fair_share_ratio,
         ),
         RunMetric(
             MetricInfo(

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mptcplab.analysis.fairshare import fair_share
 from mptcplab.analysis.metrics import jain_index
 from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.scenario_options import (
@@ -43,11 +44,13 @@ def flows_table(report: Report) -> Table:
 
     blocks = any(kind_of(f.id) == "blocks" for f in report.flows)
     sized = any(kind_of(f.id) == "size" for f in report.flows)
+    share = fair_share(report.scenario)
     table = report_table("flows")
     table.add_column("flow / subflow", no_wrap=True)
     table.add_column("protocol\ncc", no_wrap=True)
     for name in (
         "goodput\nMbit/s",
+        "fair\nMbit/s",
         "deliv.\nMB",
         "retx",
         "reinj",
@@ -65,6 +68,8 @@ def flows_table(report: Report) -> Table:
             flow.id,
             f"{flow.protocol} {flow.cc}",
             _fmt(flow.goodput_mbps, 3),
+            # What a greedy flow would get max-min fairly; blocks and finite transfers are not.
+            _fmt(share.of(flow.id), 3) if kind_of(flow.id) == "bulk" else "",
             _fmt(flow.bytes_delivered / 1e6, 2),
             str(flow.retransmits),
             str(flow.reinjections),
@@ -84,6 +89,7 @@ def flows_table(report: Report) -> Table:
                 f"  {sub.index}: {' > '.join(sub.path)}",
                 "",
                 _fmt(sub.goodput_mbps, 3),
+                "",
                 _fmt(sub.bytes_delivered / 1e6, 2),
                 str(sub.retransmits),
                 "",
@@ -102,9 +108,11 @@ def groups_table(report: Report) -> Table | None:
     populations = [f for f in report.scenario.flows if f.count > 1]
     if not populations:
         return None
+    share = fair_share(report.scenario)
     table = report_table("flow groups (count > 1)")
     table.add_column("group", no_wrap=True)
-    for name in ("flows", "total\nMbit/s", "mean\nMbit/s", "min\nMbit/s", "max\nMbit/s", "Jain"):
+    columns = ("flows", "total\nMbit/s", "mean\nMbit/s", "min\nMbit/s", "max\nMbit/s", "Jain")
+    for name in (*columns, "fair\nMbit/s"):
         table.add_column(name, justify="right")
     for entry in populations:
         goodputs = [f.goodput_mbps for f in report.group(entry.id)]
@@ -117,6 +125,7 @@ def groups_table(report: Report) -> Table | None:
             _fmt(min(goodputs), 3),
             _fmt(max(goodputs), 3),
             "" if math.isnan(jain) else f"{jain:.3f}",
+            _fmt(share.of(entry.id), 3) if entry.app.kind == "bulk" else "",
         )
     return table
 

@@ -1,0 +1,84 @@
+"""Max-min fair shares against hand-solved networks and the draft's "optimal without probing
+cost" column (draft-khalili-mptcp-performance-issues-06, spec §5.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mptcplab.analysis.fairshare import FairShare, fair_share
+from mptcplab.analysis.metrics import PAYLOAD_FRACTION
+from mptcplab.scenario import templates
+
+
+def _scenario(links: dict[str, float], flows: list[dict[str, object]]) -> dict[str, object]:
+    return {
+        "links": [{"id": k, "capacity_mbps": c} for k, c in links.items()],
+        "flows": flows,
+    }
+
+
+def _tcp(flow_id: str, path: list[str], count: int = 1) -> dict[str, object]:
+    return {"id": flow_id, "protocol": "tcp", "paths": [path], "count": count}
+
+
+def _shares(scenario) -> dict[str, float]:
+    """Per flow, in units of the wire rate (the draft's Mbit/s of link capacity)."""
+    share = scenario if isinstance(scenario, FairShare) else fair_share(scenario)
+    return {k: v / PAYLOAD_FRACTION for k, v in share.per_flow_mbps.items()}
+
+
+def test_a_two_link_network_solved_by_hand() -> None:
+    # Link a (1) carries A and B, link b (2) carries B and C: a is the first bottleneck, A and
+    # B get 0.5 each, and C the 1.5 that B leaves on b.
+    scenario = _scenario(
+        {"a": 1.0, "b": 2.0},
+        [_tcp("A", ["a"]), _tcp("B", ["a", "b"]), _tcp("C", ["b"])],
+    )
+    assert _shares(scenario) == pytest.approx({"A": 0.5, "B": 0.5, "C": 1.5})
+
+
+def test_identical_flows_split_a_link_equally() -> None:
+    scenario = _scenario({"l": 12.0}, [_tcp("t", ["l"], count=8), _tcp("u", ["l"])])
+    assert _shares(scenario) == pytest.approx({"t": 12.0 / 9, "u": 12.0 / 9})
+    assert fair_share(scenario).of("t#7") == pytest.approx(12.0 / 9 * PAYLOAD_FRACTION)
+
+
+def test_a_multipath_user_pools_its_paths() -> None:
+    # m reaches both links; t2 alone on the small one gets it all (2), m moves to the large one
+    # and splits it with t1: 5 each.
+    scenario = _scenario(
+        {"big": 10.0, "small": 2.0},
+        [
+            _tcp("t1", ["big"]),
+            _tcp("t2", ["small"]),
+            {"id": "m", "protocol": "mptcp", "paths": [["big"], ["small"]]},
+        ],
+    )
+    share = fair_share(scenario)
+    assert _shares(scenario) == pytest.approx({"t1": 5.0, "t2": 2.0, "m": 5.0})
+    assert share.per_path_mbps["m"] == pytest.approx([5.0 * PAYLOAD_FRACTION, 0.0], abs=1e-6)
+
+
+@pytest.mark.parametrize("template", ["shared_ap", "two_ap"])
+@pytest.mark.parametrize("n1", [10, 30])
+def test_the_drafts_optimum_without_probing_gives_every_user_c(template: str, n1: int) -> None:
+    # Draft Tables for Scenarios A and C, column "opt. w/o probing": 1 for every class (C = 1).
+    shares = _shares(templates.make(template, n1=n1))
+    assert len(shares) == 2
+    assert list(shares.values()) == pytest.approx([1.0, 1.0])
+
+
+@pytest.mark.parametrize("red_multipath", [False, True])
+def test_scenario_b_reaches_the_cut_set_bound(red_multipath: bool) -> None:
+    # X and T (27 + 36 Mbit/s) form a cut that every one of the 30 users crosses; Blue can move
+    # to X what Red leaves on T, so all get an equal part of the 63 Mbit/s.
+    share = fair_share(templates.make("multihomed_isp", red_multipath=red_multipath))
+    assert list(_shares(share).values()) == pytest.approx([63.0 / 30, 63.0 / 30])
+    for flow, paths in share.per_path_mbps.items():
+        assert sum(paths) == pytest.approx(share.per_flow_mbps[flow], rel=1e-6)
+
+
+def test_a_scenario_model_is_taken_as_well_as_its_dictionary() -> None:
+    model = templates.make("two_path", capacity_mbps=(6.0, 18.0))
+    assert fair_share(model) == fair_share(model.to_dict())
+    assert _shares(model) == pytest.approx({"flow": 24.0})

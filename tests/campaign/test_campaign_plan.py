@@ -186,3 +186,16 @@ def test_a_plan_without_versions_asks_the_campaigns_backend(write_campaign) -> N
     ]
     with pytest.raises(TypeError, match="together"):
         build_plan(campaign, backend="sim")
+
+
+def test_the_scenario_c_campaign_spreads_n1_and_c1_around_the_drafts_points() -> None:
+    campaign = load(CAMPAIGNS / "khalili-scenario-c.toml")
+    plan = build_plan(campaign, **BACKEND)
+    # 20 points × 3 congestion controls × 3 replications, no reference runs.
+    assert len(plan.unique_runs()) == 20 * 3 * 3
+    for task in plan.tasks:
+        caps = {link["id"]: link["capacity_mbps"] for link in task.scenario["links"]}
+        counts = {flow["id"]: flow["count"] for flow in task.scenario["flows"]}
+        assert counts["singlepath"] == 10 and caps["ap2"] == pytest.approx(10.0)
+        assert 5 <= counts["multipath"] <= 40
+        assert 0.5 <= caps["ap1"] / counts["multipath"] <= 2.0

@@ -4,6 +4,8 @@ cost" column (draft-khalili-mptcp-performance-issues-06, spec §5.4)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mptcplab.analysis.fairshare import FairShare, fair_share
 from mptcplab.analysis.metrics import PAYLOAD_FRACTION
@@ -82,3 +84,65 @@ def test_a_scenario_model_is_taken_as_well_as_its_dictionary() -> None:
     model = templates.make("two_path", capacity_mbps=(6.0, 18.0))
     assert fair_share(model) == fair_share(model.to_dict())
     assert _shares(model) == pytest.approx({"flow": 24.0})
+
+
+@st.composite
+def _networks(draw, multipath: bool) -> dict[str, object]:
+    n_links = draw(st.integers(1, 5))
+    ids = [f"l{i}" for i in range(n_links)]
+    capacity = st.sampled_from([0.05, 1.0, 7.5, 100.0, 10_000.0]) | st.floats(0.01, 1000.0)
+    path = st.lists(st.sampled_from(ids), min_size=1, max_size=n_links, unique=True)
+    flows = []
+    for j in range(draw(st.integers(1, 6))):
+        paths = draw(st.lists(path, min_size=1, max_size=3)) if multipath else [draw(path)]
+        flows.append(
+            {
+                "id": f"f{j}",
+                "protocol": "mptcp" if len(paths) > 1 else "tcp",
+                "paths": paths,
+                "count": draw(st.sampled_from([1, 2, 40, 1000])),
+            }
+        )
+    return _scenario({i: draw(capacity) for i in ids}, flows)
+
+
+def _link_loads(scenario, share: FairShare) -> dict[str, float]:
+    loads = {link["id"]: 0.0 for link in scenario["links"]}
+    for flow in scenario["flows"]:
+        for path, rate in zip(flow["paths"], share.per_path_mbps[flow["id"]], strict=True):
+            for hop in path:
+                loads[hop] += rate * flow["count"] / PAYLOAD_FRACTION
+    return loads
+
+
+@settings(max_examples=150, deadline=None)
+@given(_networks(multipath=False))
+def test_every_single_path_flow_has_a_bottleneck_it_gets_the_most_of(scenario) -> None:
+    # Bertsekas and Gallager's characterisation of max-min fairness: every flow crosses a full
+    # link on which no flow gets more than it does.
+    share = fair_share(scenario)
+    rate = _shares(share)
+    loads = _link_loads(scenario, share)
+    caps = {link["id"]: link["capacity_mbps"] for link in scenario["links"]}
+    for flow in scenario["flows"]:
+        assert any(
+            loads[hop] >= caps[hop] * (1 - 1e-4)
+            and all(
+                rate[flow["id"]] >= rate[other["id"]] * (1 - 1e-4)
+                for other in scenario["flows"]
+                if hop in other["paths"][0]
+            )
+            for hop in flow["paths"][0]
+        ), (flow["id"], rate, loads)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_networks(multipath=True))
+def test_multipath_shares_fit_the_links_and_add_up(scenario) -> None:
+    share = fair_share(scenario)
+    caps = {link["id"]: link["capacity_mbps"] for link in scenario["links"]}
+    for hop, load in _link_loads(scenario, share).items():
+        assert load <= caps[hop] * (1 + 1e-5)
+    for flow_id, paths in share.per_path_mbps.items():
+        assert sum(paths) == pytest.approx(share.per_flow_mbps[flow_id], rel=1e-5)
+        assert share.per_flow_mbps[flow_id] > 0

@@ -31,8 +31,17 @@ from mptcplab.analysis.metrics import PAYLOAD_FRACTION
 if TYPE_CHECKING:
     from mptcplab.scenario.model import Scenario
 
-# Relative slack of "cannot go beyond the level": the LP solver's answers carry ~1e-9 of noise.
-_TOLERANCE = 1e-7
+# HiGHS's feasibility tolerances (default 1e-7), tightened so that the levels it finds are
+# exact to well below the first slack.
+_SOLVER_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+# Relative slacks of the levels a program must keep, the smallest first (see _Programs.solve).
+_SLACKS = (0.0, 1e-9, 1e-7, 1e-5)
+# linprog's status for an infeasible program.
+_INFEASIBLE = 2
+# The smallest coefficient the programs hold (HiGHS treats those below 1e-9 as zero).
+_SMALLEST_COEFFICIENT = 1e-7
+# A user that can go less than this (relative) beyond the level is held at it.
+_EXCEEDS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -57,38 +66,16 @@ def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
         alone = _alone_on_disjoint_paths(flows[0], capacity)
         if alone is not None:
             return alone
-    # One variable per (flow spec, path): the rate of one of its users on that path.
-    owner: list[int] = []
-    for g, flow in enumerate(flows):
-        owner.extend([g] * len(flow["paths"]))
-    n_vars = len(owner)
-    used = sorted({hop for flow in flows for path in flow["paths"] for hop in path})
-    links = np.zeros((len(used), n_vars))
-    row_of = {link: r for r, link in enumerate(used)}
-    v = 0
-    for flow in flows:
-        for path in flow["paths"]:
-            for hop in path:
-                links[row_of[hop], v] += int(flow.get("count", 1))
-            v += 1
-    link_caps = np.array([capacity[link] for link in used])
-    # rate[g] = sum of g's path variables.
-    rate = np.zeros((len(flows), n_vars))
-    rate[owner, np.arange(n_vars)] = 1.0
-
+    programs = _Programs(flows, capacity)
     fixed: dict[int, float] = {}
     active = set(range(len(flows)))
     while active:
-        level = _raise_level(links, link_caps, rate, active, fixed)
-        stuck = [
-            g
-            for g in sorted(active)
-            if not _can_exceed(links, link_caps, rate, active, fixed, level, g)
-        ]
+        level = programs.raise_level(active, fixed)
+        stuck = [g for g in sorted(active) if not programs.can_exceed(g, level, active, fixed)]
         for g in stuck or sorted(active):
             fixed[g] = level
             active.discard(g)
-    split = _split(links, link_caps, rate, fixed)
+    split = programs.split(fixed) * programs.unit
     per_path: dict[str, list[float]] = {}
     v = 0
     for flow in flows:
@@ -96,7 +83,10 @@ def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
         per_path[flow["id"]] = [float(x) * PAYLOAD_FRACTION for x in split[v : v + k]]
         v += k
     return FairShare(
-        per_flow_mbps={flows[g]["id"]: r * PAYLOAD_FRACTION for g, r in sorted(fixed.items())},
+        per_flow_mbps={
+            flows[g]["id"]: level * programs.unit * PAYLOAD_FRACTION
+            for g, level in sorted(fixed.items())
+        },
         per_path_mbps=per_path,
     )
 
@@ -113,78 +103,110 @@ def _alone_on_disjoint_paths(
     return FairShare({flow["id"]: sum(paths)}, {flow["id"]: paths})
 
 
-def _floor_rows(
-    rate: np.ndarray, active: set[int], fixed: dict[int, float], level: float | None
-) -> tuple[list[np.ndarray], list[float]]:
-    """``rate[g] >= bound`` as ``-rate[g] <= -bound``: fixed users keep their level (less the
-    solver's slack), active ones at least ``level`` when it is given."""
-    rows, bounds = [], []
-    for g, value in fixed.items():
-        rows.append(-rate[g])
-        bounds.append(-value * (1 - _TOLERANCE))
-    if level is not None:
-        for g in active:
-            rows.append(-rate[g])
-            bounds.append(-level * (1 - _TOLERANCE))
-    return rows, bounds
+# A floor ``row @ x >= value``.
+Floor = tuple[np.ndarray, float]
 
 
-def _solve(objective: np.ndarray, rows: list[np.ndarray], bounds: list[float]) -> np.ndarray:
-    # Imported here: a campaign's run workers compute this metric for every run, and most runs
-    # (one flow on disjoint paths) need no program.
-    from scipy.optimize import linprog
+class _Programs:
+    """The linear programs of progressive filling over one scenario's flows.
 
-    result = linprog(
-        objective, A_ub=np.vstack(rows), b_ub=np.array(bounds), bounds=(0, None), method="highs"
-    )
-    if result.status != 0:  # pragma: no cover - feasible and bounded by construction
+    One variable per (flow spec, path): the rate of one of its users on that path, bounded by
+    the path's narrowest link. Scaled so that the solver's tolerances stay small beside every
+    number: each link's row over its capacity (right-hand sides 1), each floor over its level,
+    and rates in units of the smallest even share min_l C_l / N_l (N_l: users crossing l), which
+    every fair rate reaches (all users at that rate on their first path fit) — a larger unit
+    only when a coefficient would otherwise fall below what the solver keeps (capacities and
+    populations a billion times apart).
+    """
+
+    def __init__(self, flows: list[Mapping[str, Any]], capacity: dict[str, float]) -> None:
+        owner = [g for g, flow in enumerate(flows) for _ in flow["paths"]]
+        used = sorted({hop for flow in flows for path in flow["paths"] for hop in path})
+        row_of = {link: r for r, link in enumerate(used)}
+        load = np.zeros((len(used), len(owner)))
+        crossing = np.zeros(len(used))
+        v = 0
+        for flow in flows:
+            count = int(flow.get("count", 1))
+            for hop in {hop for path in flow["paths"] for hop in path}:
+                crossing[row_of[hop]] += count
+            for path in flow["paths"]:
+                for hop in path:
+                    load[row_of[hop], v] += count
+                v += 1
+        caps = np.array([capacity[link] for link in used])
+        per_unit = load / caps[:, None]
+        smallest = float(per_unit[per_unit > 0].min())
+        # The solver drops coefficients below 1e-9: keep the smallest one well above that.
+        self.unit = max(float(np.min(caps / crossing)), _SMALLEST_COEFFICIENT / smallest)
+        self.links = per_unit * self.unit
+        self.upper = 1.0 / self.links.max(axis=0)
+        # rate[g] @ x: user g's rate, the sum of its path variables.
+        self.rate = np.zeros((len(flows), len(owner)))
+        self.rate[owner, np.arange(len(owner))] = 1.0
+
+    def floors(self, fixed: dict[int, float], active: set[int], level: float) -> list[Floor]:
+        """Fixed users keep their level, the active ones ``level``."""
+        return [(self.rate[g], v) for g, v in fixed.items()] + [
+            (self.rate[g], level) for g in active
+        ]
+
+    def solve(
+        self, objective: np.ndarray, floors: list[Floor], level_column: bool = False
+    ) -> np.ndarray:
+        """Minimise ``objective`` within the links' capacities, the floors kept less a slack:
+        a level the solver found may lie a few 1e-9 above the true one, so a floor at it exactly
+        can make the next program infeasible; a larger slack is tried only then. With
+        ``level_column`` the program has one more variable, a level t >= 0, which the caller's
+        objective and floors use."""
+        # Imported here: a campaign's run workers compute this metric for every run, and most
+        # runs (one flow on disjoint paths) need no program.
+        from scipy.optimize import linprog
+
+        links = self.links
+        bounds = [(0.0, u) for u in self.upper]
+        if level_column:
+            links = np.hstack([links, np.zeros((links.shape[0], 1))])
+            bounds.append((0.0, None))
+        # A floor row @ x >= v as (row / v) @ x >= 1 (v > 0): the solver's absolute tolerance
+        # is then relative to the level, however small the level is.
+        rows = [-row / v if v > 0 else -row for row, v in floors]
+        rhs = np.array([-1.0 if v > 0 else 0.0 for _, v in floors])
+        for slack in _SLACKS:
+            a_ub = np.vstack([links, *rows])
+            b_ub = np.concatenate([np.ones(len(links)), rhs * (1 - slack)])
+            result = linprog(
+                objective,
+                A_ub=a_ub,
+                b_ub=b_ub,
+                bounds=bounds,
+                method="highs",
+                options=_SOLVER_OPTIONS,
+            )
+            if result.status == 0:
+                return np.asarray(result.x)
+            if result.status != _INFEASIBLE:
+                break
         raise RuntimeError(f"fair share: the linear program failed: {result.message}")
-    return np.asarray(result.x)
 
+    def raise_level(self, active: set[int], fixed: dict[int, float]) -> float:
+        """The highest level every active user can reach together, the fixed ones keeping
+        theirs."""
+        n = self.links.shape[1]
+        # rate[g] - t >= 0 for the active users; fixed users' floors get a zero t column.
+        floors = [(np.append(self.rate[g], -1.0), 0.0) for g in active]
+        floors += [(np.append(row, 0.0), v) for row, v in self.floors(fixed, set(), 0.0)]
+        objective = np.zeros(n + 1)
+        objective[-1] = -1.0
+        return float(self.solve(objective, floors, level_column=True)[-1])
 
-def _raise_level(
-    links: np.ndarray,
-    caps: np.ndarray,
-    rate: np.ndarray,
-    active: set[int],
-    fixed: dict[int, float],
-) -> float:
-    """The highest level every active user can reach together, the fixed ones keeping theirs."""
-    n_vars = links.shape[1]
-    # Variables: the path rates, then the level t; maximise t.
-    rows = [np.append(row, 0.0) for row in links]
-    bounds = list(caps)
-    floor_rows, floor_bounds = _floor_rows(rate, set(), fixed, None)
-    rows += [np.append(row, 0.0) for row in floor_rows]
-    bounds += floor_bounds
-    for g in active:
-        rows.append(np.append(-rate[g], 1.0))  # t - rate[g] <= 0
-        bounds.append(0.0)
-    objective = np.zeros(n_vars + 1)
-    objective[-1] = -1.0
-    return float(_solve(objective, rows, bounds)[-1])
+    def can_exceed(self, g: int, level: float, active: set[int], fixed: dict[int, float]) -> bool:
+        """Whether user ``g`` can go beyond ``level`` while every other keeps what it has."""
+        x = self.solve(-self.rate[g], self.floors(fixed, active, level))
+        return float(self.rate[g] @ x) > level * (1 + _EXCEEDS)
 
-
-def _can_exceed(
-    links: np.ndarray,
-    caps: np.ndarray,
-    rate: np.ndarray,
-    active: set[int],
-    fixed: dict[int, float],
-    level: float,
-    g: int,
-) -> bool:
-    """Whether user ``g`` can go beyond ``level`` while every other keeps what it has."""
-    floor_rows, floor_bounds = _floor_rows(rate, active, fixed, level)
-    x = _solve(-rate[g], [*links, *floor_rows], [*caps, *floor_bounds])
-    return float(rate[g] @ x) > level * (1 + _TOLERANCE) + 1e-9
-
-
-def _split(
-    links: np.ndarray, caps: np.ndarray, rate: np.ndarray, fixed: dict[int, float]
-) -> np.ndarray:
-    """Path rates that give every user its fair share."""
-    floor_rows, floor_bounds = _floor_rows(rate, set(), fixed, None)
-    # Among the splits, the one that puts the least on the links (no detour without need).
-    objective = links.sum(axis=0) + 1e-6
-    return _solve(objective, [*links, *floor_rows], [*caps, *floor_bounds])
+    def split(self, fixed: dict[int, float]) -> np.ndarray:
+        """Path rates that give every user its fair share; among them, the one that puts the
+        least on the links (no detour without need)."""
+        objective = self.links.sum(axis=0) + 1e-6
+        return self.solve(objective, self.floors(fixed, set(), 0.0))

@@ -199,3 +199,9 @@ def test_the_scenario_c_campaign_spreads_n1_and_c1_around_the_drafts_points() ->
         assert counts["singlepath"] == 10 and caps["ap2"] == pytest.approx(10.0)
         assert 5 <= counts["multipath"] <= 40
         assert 0.5 <= caps["ap1"] / counts["multipath"] <= 2.0
+        # The draft's set-up: 110 ms of propagation (150 ms with the queues), and OLIA with its
+        # one-segment ssthresh floor.
+        assert all(link["delay_ms"] == pytest.approx(55.0) for link in task.scenario["links"])
+        multipath = next(f for f in task.scenario["flows"] if f["id"] == "multipath")
+        floor = 1 if multipath["cc"] == "olia" else 2
+        assert multipath["tcp"]["min_ssthresh_segments"] == floor

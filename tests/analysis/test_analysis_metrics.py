@@ -181,6 +181,11 @@ def test_worst_fair_share_ratio_of_hand_made_reports() -> None:
     # Only greedy flows have a share to reach: B writing blocks leaves A's 0.9 the worst.
     scenario["flows"][1]["app"] = {"kind": "blocks", "block_bytes": 65536}
     assert extract(report, scenario) == pytest.approx(0.45 / 0.5)
+    # One of the C users falls to 0.3: the worst user is it, the worst class C with its mean.
+    report["flows"][3]["goodput_mbps"] = 0.3 * PAYLOAD_FRACTION
+    assert extract(report, scenario) == pytest.approx(0.3 / 0.75)
+    by_group = RUN_METRICS["worst_group_fair_share_ratio"].extract
+    assert by_group(report, scenario) == pytest.approx(min(0.45 / 0.5, (0.9 + 0.3) / 2 / 0.75))
 
 
 def test_worst_fair_share_ratio_of_one_reno_flow_is_its_link_share() -> None:

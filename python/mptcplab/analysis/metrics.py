@@ -146,16 +146,28 @@ def _path0_share(report: Report, _scenario: Scenario) -> float | None:
     return sum(float(s["goodput_mbps"]) for s in subflows if s["index"] == 0) / total
 
 
-def _worst_fair_share_ratio(report: Report, scenario: Scenario) -> float | None:
-    # Imported here: fairshare takes this module's payload constants.
-    from mptcplab.analysis.fairshare import fair_share
+def _fair_share_ratios(by_group: bool) -> Callable[[Report, Scenario], float | None]:
+    """The lowest goodput / max-min fair share of a bulk flow, or with ``by_group`` of a flow
+    entry's mean over its ``count`` flows (a user class, as the draft-khalili tables report)."""
 
-    bulk = {f["id"] for f in scenario["flows"] if f.get("app", {"kind": "bulk"})["kind"] == "bulk"}
-    flows = [f for f in report["flows"] if _base_id(f["id"]) in bulk]
-    if not flows:
-        return None
-    share = fair_share(scenario)
-    return min(float(f["goodput_mbps"]) / share.of(f["id"]) for f in flows)
+    def extract(report: Report, scenario: Scenario) -> float | None:
+        # Imported here: fairshare takes this module's payload constants.
+        from mptcplab.analysis.fairshare import fair_share
+
+        bulk = {
+            f["id"] for f in scenario["flows"] if f.get("app", {"kind": "bulk"})["kind"] == "bulk"
+        }
+        goodputs: dict[str, list[float]] = {}
+        for f in report["flows"]:
+            if _base_id(f["id"]) in bulk:
+                key = _base_id(f["id"]) if by_group else f["id"]
+                goodputs.setdefault(key, []).append(float(f["goodput_mbps"]))
+        if not goodputs:
+            return None
+        share = fair_share(scenario)
+        return min(sum(g) / len(g) / share.of(key) for key, g in goodputs.items())
+
+    return extract
 
 
 def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
@@ -250,7 +262,15 @@ RUN_METRICS: dict[str, RunMetric] = {
                 "lowest ratio of a bulk flow's goodput to its max-min fair share (multipath "
                 "users pooling their paths; link capacities only)",
             ),
-            _worst_fair_share_ratio,
+            _fair_share_ratios(by_group=False),
+        ),
+        RunMetric(
+            MetricInfo(
+                "worst_group_fair_share_ratio",
+                "lowest ratio of a flow entry's mean goodput over its count flows (a user class) "
+                "to their max-min fair share",
+            ),
+            _fair_share_ratios(by_group=True),
         ),
         RunMetric(
             MetricInfo(

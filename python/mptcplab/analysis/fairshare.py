@@ -71,7 +71,14 @@ def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
     active = set(range(len(flows)))
     while active:
         level = programs.raise_level(active, fixed)
-        stuck = [g for g in sorted(active) if not programs.can_exceed(g, level, active, fixed)]
+        # Users that one program raising all of them together lifts beyond the level are not
+        # stuck; only the others need a program of their own.
+        lifted = programs.lift_all(level, active, fixed)
+        stuck = [
+            g
+            for g in sorted(active)
+            if g not in lifted and not programs.can_exceed(g, level, active, fixed)
+        ]
         for g in stuck or sorted(active):
             fixed[g] = level
             active.discard(g)
@@ -199,6 +206,12 @@ class _Programs:
         objective = np.zeros(n + 1)
         objective[-1] = -1.0
         return float(self.solve(objective, floors, level_column=True)[-1])
+
+    def lift_all(self, level: float, active: set[int], fixed: dict[int, float]) -> set[int]:
+        """The active users beyond ``level`` when the sum of their rates is maximised."""
+        objective = -self.rate[sorted(active)].sum(axis=0)
+        x = self.solve(objective, self.floors(fixed, active, level))
+        return {g for g in active if float(self.rate[g] @ x) > level * (1 + _EXCEEDS)}
 
     def can_exceed(self, g: int, level: float, active: set[int], fixed: dict[int, float]) -> bool:
         """Whether user ``g`` can go beyond ``level`` while every other keeps what it has."""

@@ -205,3 +205,23 @@ def test_worst_fair_share_ratio_of_one_reno_flow_is_its_link_share() -> None:
     }
     metrics = run_metrics(sim.run(scenario).to_dict(), scenario)
     assert 0.93 <= metrics["worst_fair_share_ratio"] <= 1.0
+
+
+def test_fair_share_ratios_need_every_flow_active_through_the_measurement() -> None:
+    scenario = {
+        "warmup_s": 2.0,
+        "links": [{"id": "l", "capacity_mbps": 10.0}],
+        "flows": [
+            {"id": "a", "protocol": "tcp", "paths": [["l"]], "start_s": 2.0},
+            {"id": "b", "protocol": "tcp", "paths": [["l"]]},
+        ],
+    }
+    report = {"flows": [{"id": k, "goodput_mbps": 4.0} for k in ("a", "b")]}
+    for name in ("worst_fair_share_ratio", "worst_group_fair_share_ratio"):
+        # Started by the end of the warm-up: each has half the link.
+        assert RUN_METRICS[name].extract(report, scenario) == pytest.approx(
+            4.0 / (5.0 * PAYLOAD_FRACTION)
+        )
+    scenario["flows"][0]["start_s"] = 3.0  # one second into the measurement: no baseline
+    for name in ("worst_fair_share_ratio", "worst_group_fair_share_ratio"):
+        assert RUN_METRICS[name].extract(report, scenario) is None

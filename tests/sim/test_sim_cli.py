@@ -258,3 +258,16 @@ def test_a_population_gets_a_summary_row(tmp_path: Path, capsys, monkeypatch) ->
     # Without a population there is no such table.
     code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)
     assert code == 0 and "flow groups" not in out
+
+
+@needs_engine
+def test_no_fair_share_column_when_a_flow_starts_inside_the_measurement(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # Max-min fair shares take every flow as active through the measurement window; a flow
+    # that starts 5 s into a window that begins at 0 is not, so the column would mislead.
+    path = tmp_path / "late.toml"
+    path.write_text(DEFAULT.read_text().replace("count = 1 ", "start_s = 5.0\ncount = 1 "))
+    code, out, err = run_cli(["sim", str(path), "--duration", "8"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "goodput" in out and "fair" not in out

@@ -57,6 +57,14 @@ class FairShare:
         return self.per_flow_mbps[flow_id.split("#", 1)[0]]
 
 
+def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
+    """Whether the shares can be set beside measured goodputs: they take every flow as active
+    through the measurement window, which a flow starting after the warm-up is not."""
+    data = scenario if isinstance(scenario, Mapping) else scenario.to_dict()
+    warmup = float(data.get("warmup_s", 0.0))
+    return all(float(flow.get("start_s", 0.0)) <= warmup for flow in data["flows"])
+
+
 def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
     """The max-min fair goodput of every flow of ``scenario`` (a Scenario or its dictionary)."""
     data = scenario if isinstance(scenario, Mapping) else scenario.to_dict()

@@ -152,8 +152,10 @@ def _fair_share_ratios(by_group: bool) -> Callable[[Report, Scenario], float | N
 
     def extract(report: Report, scenario: Scenario) -> float | None:
         # Imported here: fairshare takes this module's payload constants.
-        from mptcplab.analysis.fairshare import fair_share
+        from mptcplab.analysis.fairshare import compares_with_goodput, fair_share
 
+        if not compares_with_goodput(scenario):
+            return None
         bulk = {
             f["id"] for f in scenario["flows"] if f.get("app", {"kind": "bulk"})["kind"] == "bulk"
         }

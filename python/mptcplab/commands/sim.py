@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mptcplab.analysis.fairshare import fair_share
+from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_share
 from mptcplab.analysis.metrics import jain_index
 from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.scenario_options import (
@@ -35,6 +35,14 @@ def _latency(flow: FlowReport) -> str:
     return f"{_fmt(flow.block_latency.p50_ms, 1)} / {_fmt(flow.block_latency.p99_ms, 1)}"
 
 
+def _fair_cell(share: FairShare | None, flow_id: str, app_kind: str) -> list[str]:
+    """The fair-share cell of a row: none without the column, empty for a flow that is not
+    greedy (blocks, finite transfers)."""
+    if share is None:
+        return []
+    return [_fmt(share.of(flow_id), 3) if app_kind == "bulk" else ""]
+
+
 def flows_table(report: Report) -> Table:
     """Per flow, then its subflows indented below it."""
     app_kinds = {f.id: f.app.kind for f in report.scenario.flows}
@@ -44,13 +52,15 @@ def flows_table(report: Report) -> Table:
 
     blocks = any(kind_of(f.id) == "blocks" for f in report.flows)
     sized = any(kind_of(f.id) == "size" for f in report.flows)
-    share = fair_share(report.scenario)
+    # Max-min fair shares take every flow as active through the measurement window.
+    share = fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
     table = report_table("flows")
     table.add_column("flow / subflow", no_wrap=True)
     table.add_column("protocol\ncc", no_wrap=True)
+    table.add_column("goodput\nMbit/s", justify="right")
+    if share is not None:
+        table.add_column("fair\nMbit/s", justify="right")
     for name in (
-        "goodput\nMbit/s",
-        "fair\nMbit/s",
         "deliv.\nMB",
         "retx",
         "reinj",
@@ -68,8 +78,7 @@ def flows_table(report: Report) -> Table:
             flow.id,
             f"{flow.protocol} {flow.cc}",
             _fmt(flow.goodput_mbps, 3),
-            # What a greedy flow would get max-min fairly; blocks and finite transfers are not.
-            _fmt(share.of(flow.id), 3) if kind_of(flow.id) == "bulk" else "",
+            *_fair_cell(share, flow.id, kind_of(flow.id)),
             _fmt(flow.bytes_delivered / 1e6, 2),
             str(flow.retransmits),
             str(flow.reinjections),
@@ -89,7 +98,7 @@ def flows_table(report: Report) -> Table:
                 f"  {sub.index}: {' > '.join(sub.path)}",
                 "",
                 _fmt(sub.goodput_mbps, 3),
-                "",
+                *([] if share is None else [""]),
                 _fmt(sub.bytes_delivered / 1e6, 2),
                 str(sub.retransmits),
                 "",
@@ -108,11 +117,11 @@ def groups_table(report: Report) -> Table | None:
     populations = [f for f in report.scenario.flows if f.count > 1]
     if not populations:
         return None
-    share = fair_share(report.scenario)
+    share = fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
     table = report_table("flow groups (count > 1)")
     table.add_column("group", no_wrap=True)
     columns = ("flows", "total\nMbit/s", "mean\nMbit/s", "min\nMbit/s", "max\nMbit/s", "Jain")
-    for name in (*columns, "fair\nMbit/s"):
+    for name in (*columns, *([] if share is None else ["fair\nMbit/s"])):
         table.add_column(name, justify="right")
     for entry in populations:
         goodputs = [f.goodput_mbps for f in report.group(entry.id)]
@@ -125,7 +134,7 @@ def groups_table(report: Report) -> Table | None:
             _fmt(min(goodputs), 3),
             _fmt(max(goodputs), 3),
             "" if math.isnan(jain) else f"{jain:.3f}",
-            _fmt(share.of(entry.id), 3) if entry.app.kind == "bulk" else "",
+            *_fair_cell(share, entry.id, entry.app.kind),
         )
     return table
 

@@ -70,6 +70,13 @@ SEMANTIC: list[Bad] = [
         "duration_s",
         "expected a duration in seconds > 0, got 0",
     ),
+    Bad(
+        "duration beyond the clock",
+        top(duration_s=2.0**63),
+        "duration_s",
+        "expected a duration of at most 10000000000 s (the clock counts nanoseconds in 64 bits), "
+        "got 9223372036854776000",
+    ),
     Bad("negative warm-up", top(warmup_s=-1), "warmup_s", "expected seconds ≥ 0, got -1"),
     Bad(
         "warm-up as long as the run",

@@ -124,6 +124,9 @@ def test_bad_options_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:
     code, _, err = run_cli(["sim", str(DEFAULT), "--duration", "-1"], capsys, monkeypatch)
     assert code == 2 and "--duration: expected a duration in seconds > 0, got -1" in err
     assert len(err.strip().splitlines()) == 1
+    # Beyond the simulator's clock (nanoseconds in 64 bits) a run would end at its limit.
+    code, _, err = run_cli(["sim", str(DEFAULT), "--duration", "1e12"], capsys, monkeypatch)
+    assert code == 2 and "--duration: expected a duration of at most 1e+10 s" in err
 
 
 @needs_engine

@@ -369,6 +369,10 @@ fn finite_at_least(v: f64, min: f64, field: String, what: &str) -> Result<(), Sc
     Ok(())
 }
 
+/// Longest run, seconds: `SimTime` holds nanoseconds in a u64 (about 584 years); a longer
+/// duration would silently end at the clock's limit instead.
+pub const MAX_DURATION_S: f64 = 1e10;
+
 fn positive(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
         return Err(err(field, format!("expected {what} > 0, got {v}")));
@@ -391,6 +395,16 @@ impl Scenario {
             "duration_s".into(),
             "a duration in seconds",
         )?;
+        if self.duration_s > MAX_DURATION_S {
+            return Err(err(
+                "duration_s",
+                format!(
+                    "expected a duration of at most {MAX_DURATION_S} s (the clock counts \
+                     nanoseconds in 64 bits), got {}",
+                    self.duration_s
+                ),
+            ));
+        }
         finite_at_least(self.warmup_s, 0.0, "warmup_s".into(), "seconds ≥ 0")?;
         if self.warmup_s >= self.duration_s {
             return Err(err(

@@ -10,6 +10,7 @@ import typer
 
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
+from mptcplab.scenario.model import MAX_DURATION_S
 
 ScenarioFile = Annotated[
     Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
@@ -25,6 +26,12 @@ SeedOption = Annotated[
 def _positive_duration(value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise UserError(f"expected a duration in seconds > 0, got {value:g}", field="--duration")
+    if value is not None and value > MAX_DURATION_S:
+        raise UserError(
+            f"expected a duration of at most {MAX_DURATION_S:g} s (the clock counts nanoseconds "
+            f"in 64 bits), got {value:g}",
+            field="--duration",
+        )
     return value
 
 

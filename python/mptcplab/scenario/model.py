@@ -96,6 +96,11 @@ def _invalid(field: str, message: str) -> PydanticCustomError:
     )
 
 
+# Longest run, seconds (crates/mpsim/src/scenario.rs, MAX_DURATION_S): the simulator's clock
+# holds nanoseconds in 64 bits, about 584 years.
+MAX_DURATION_S = 1e10
+
+
 def _num(v: float) -> str:
     """Format a number as Rust's ``{}`` does for f64: shortest round-trip digits, never in
     exponent form, no trailing ``.0`` (``8``, ``0.5``, ``-0.0000001``, ``inf``, ``NaN``)."""
@@ -447,6 +452,12 @@ class Scenario(_Model):
     @model_validator(mode="after")
     def _check(self) -> Scenario:
         _positive(self.duration_s, "duration_s", "a duration in seconds")
+        if self.duration_s > MAX_DURATION_S:
+            raise _invalid(
+                "duration_s",
+                f"expected a duration of at most {_num(MAX_DURATION_S)} s (the clock counts "
+                f"nanoseconds in 64 bits), got {_num(self.duration_s)}",
+            )
         _finite_at_least(self.warmup_s, 0.0, "warmup_s", "seconds ≥ 0")
         if self.warmup_s >= self.duration_s:
             raise _invalid(

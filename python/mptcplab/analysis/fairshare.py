@@ -20,9 +20,11 @@ Rates are goodput, the payload share 1448/1500 of the wire rate (``PAYLOAD_FRACT
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -57,20 +59,51 @@ class FairShare:
         return self.per_flow_mbps[flow_id.split("#", 1)[0]]
 
 
+class _Flow(NamedTuple):
+    """What the shares depend on of one flow entry."""
+
+    id: str
+    count: int
+    paths: tuple[tuple[str, ...], ...]
+
+
+# Per flow entry its level and its path rates, goodput Mbit/s, in the order of the entries.
+_Shares = tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]
+
+
+def _as_mapping(scenario: Scenario | Mapping[str, Any]) -> Mapping[str, Any]:
+    return scenario if isinstance(scenario, Mapping) else scenario.to_dict()
+
+
 def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
     """Whether the shares can be set beside measured goodputs: they take every flow as active
     through the measurement window, which a flow starting after the warm-up is not."""
-    data = scenario if isinstance(scenario, Mapping) else scenario.to_dict()
+    data = _as_mapping(scenario)
     warmup = float(data.get("warmup_s", 0.0))
     return all(float(flow.get("start_s", 0.0)) <= warmup for flow in data["flows"])
 
 
 def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
     """The max-min fair goodput of every flow of ``scenario`` (a Scenario or its dictionary)."""
-    data = scenario if isinstance(scenario, Mapping) else scenario.to_dict()
-    capacity = {link["id"]: float(link["capacity_mbps"]) for link in data["links"]}
-    flows = list(data["flows"])
-    if len(flows) == 1 and int(flows[0].get("count", 1)) == 1:
+    data = _as_mapping(scenario)
+    links = tuple((link["id"], float(link["capacity_mbps"])) for link in data["links"])
+    flows = tuple(
+        _Flow(f["id"], int(f.get("count", 1)), tuple(tuple(path) for path in f["paths"]))
+        for f in data["flows"]
+    )
+    levels, paths = _shares(links, flows)
+    return FairShare(
+        per_flow_mbps={flow.id: level for flow, level in zip(flows, levels, strict=True)},
+        per_path_mbps={flow.id: list(rates) for flow, rates in zip(flows, paths, strict=True)},
+    )
+
+
+# A run's two fair-share metrics, and the two tables of `mptcplab sim`, ask for the shares of
+# the same scenario: its programs are solved once.
+@functools.lru_cache(maxsize=32)
+def _shares(links: tuple[tuple[str, float], ...], flows: tuple[_Flow, ...]) -> _Shares:
+    capacity = dict(links)
+    if len(flows) == 1 and flows[0].count == 1:
         alone = _alone_on_disjoint_paths(flows[0], capacity)
         if alone is not None:
             return alone
@@ -90,32 +123,22 @@ def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
         for g in stuck or sorted(active):
             fixed[g] = level
             active.discard(g)
-    split = programs.split(fixed) * programs.unit
-    per_path: dict[str, list[float]] = {}
-    v = 0
-    for flow in flows:
-        k = len(flow["paths"])
-        per_path[flow["id"]] = [float(x) * PAYLOAD_FRACTION for x in split[v : v + k]]
-        v += k
-    return FairShare(
-        per_flow_mbps={
-            flows[g]["id"]: level * programs.unit * PAYLOAD_FRACTION
-            for g, level in sorted(fixed.items())
-        },
-        per_path_mbps=per_path,
+    split = programs.split(fixed) * (programs.unit * PAYLOAD_FRACTION)
+    bounds = np.cumsum([0, *(len(flow.paths) for flow in flows)])
+    return (
+        tuple(fixed[g] * programs.unit * PAYLOAD_FRACTION for g in range(len(flows))),
+        tuple(tuple(float(x) for x in split[a:b]) for a, b in itertools.pairwise(bounds)),
     )
 
 
-def _alone_on_disjoint_paths(
-    flow: Mapping[str, Any], capacity: dict[str, float]
-) -> FairShare | None:
+def _alone_on_disjoint_paths(flow: _Flow, capacity: dict[str, float]) -> _Shares | None:
     """One user whose paths share no link fills each path's narrowest link: no program needed
     (the common case of a campaign's runs, whose metrics are computed as each run ends)."""
-    hops = [hop for path in flow["paths"] for hop in path]
+    hops = [hop for path in flow.paths for hop in path]
     if len(hops) != len(set(hops)):
         return None
-    paths = [min(capacity[hop] for hop in path) * PAYLOAD_FRACTION for path in flow["paths"]]
-    return FairShare({flow["id"]: sum(paths)}, {flow["id"]: paths})
+    paths = tuple(min(capacity[hop] for hop in path) * PAYLOAD_FRACTION for path in flow.paths)
+    return (sum(paths),), (paths,)
 
 
 # A floor ``row @ x >= value``.
@@ -134,20 +157,19 @@ class _Programs:
     populations a billion times apart).
     """
 
-    def __init__(self, flows: list[Mapping[str, Any]], capacity: dict[str, float]) -> None:
-        owner = [g for g, flow in enumerate(flows) for _ in flow["paths"]]
-        used = sorted({hop for flow in flows for path in flow["paths"] for hop in path})
+    def __init__(self, flows: tuple[_Flow, ...], capacity: dict[str, float]) -> None:
+        owner = [g for g, flow in enumerate(flows) for _ in flow.paths]
+        used = sorted({hop for flow in flows for path in flow.paths for hop in path})
         row_of = {link: r for r, link in enumerate(used)}
         load = np.zeros((len(used), len(owner)))
         crossing = np.zeros(len(used))
         v = 0
         for flow in flows:
-            count = int(flow.get("count", 1))
-            for hop in {hop for path in flow["paths"] for hop in path}:
-                crossing[row_of[hop]] += count
-            for path in flow["paths"]:
+            for hop in {hop for path in flow.paths for hop in path}:
+                crossing[row_of[hop]] += flow.count
+            for path in flow.paths:
                 for hop in path:
-                    load[row_of[hop], v] += count
+                    load[row_of[hop], v] += flow.count
                 v += 1
         caps = np.array([capacity[link] for link in used])
         per_unit = load / caps[:, None]

@@ -35,6 +35,12 @@ def _latency(flow: FlowReport) -> str:
     return f"{_fmt(flow.block_latency.p50_ms, 1)} / {_fmt(flow.block_latency.p99_ms, 1)}"
 
 
+def _fair_shares(report: Report) -> FairShare | None:
+    """The max-min fair shares, when they apply: they take every flow as active through the
+    measurement window."""
+    return fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
+
+
 def _fair_cell(share: FairShare | None, flow_id: str, app_kind: str) -> list[str]:
     """The fair-share cell of a row: none without the column, empty for a flow that is not
     greedy (blocks, finite transfers)."""
@@ -52,8 +58,7 @@ def flows_table(report: Report) -> Table:
 
     blocks = any(kind_of(f.id) == "blocks" for f in report.flows)
     sized = any(kind_of(f.id) == "size" for f in report.flows)
-    # Max-min fair shares take every flow as active through the measurement window.
-    share = fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
+    share = _fair_shares(report)
     table = report_table("flows")
     table.add_column("flow / subflow", no_wrap=True)
     table.add_column("protocol\ncc", no_wrap=True)
@@ -117,7 +122,7 @@ def groups_table(report: Report) -> Table | None:
     populations = [f for f in report.scenario.flows if f.count > 1]
     if not populations:
         return None
-    share = fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
+    share = _fair_shares(report)
     table = report_table("flow groups (count > 1)")
     table.add_column("group", no_wrap=True)
     columns = ("flows", "total\nMbit/s", "mean\nMbit/s", "min\nMbit/s", "max\nMbit/s", "Jain")

@@ -9,6 +9,7 @@ import pytest
 
 from mptcplab import sim
 from mptcplab.analysis.metrics import (
+    FLOW_METRICS,
     PAYLOAD_FRACTION,
     RUN_METRICS,
     aggregation_benefit,
@@ -225,3 +226,73 @@ def test_fair_share_ratios_need_every_flow_active_through_the_measurement() -> N
     scenario["flows"][0]["start_s"] = 3.0  # one second into the measurement: no baseline
     for name in ("worst_fair_share_ratio", "worst_group_fair_share_ratio"):
         assert RUN_METRICS[name].extract(report, scenario) is None
+
+
+def test_flow_entry_metrics_give_each_class_its_mean_user_goodput_and_fair_share() -> None:
+    # The hand-made network above: A and B share link a (1 Mbit/s), B and two C users link b
+    # (2 Mbit/s); max-min fair A = B = 0.5, each C 0.75 (wire rates).
+    scenario = {
+        "links": [{"id": "a", "capacity_mbps": 1.0}, {"id": "b", "capacity_mbps": 2.0}],
+        "flows": [
+            {"id": "A", "protocol": "tcp", "paths": [["a"]]},
+            {"id": "B", "protocol": "tcp", "paths": [["a", "b"]]},
+            {"id": "C", "protocol": "tcp", "paths": [["b"]], "count": 2},
+        ],
+    }
+    goodput = {"A": 0.45, "B": 0.2, "C#0": 0.9, "C#1": 0.3}
+    report = {"flows": [{"id": k, "goodput_mbps": v} for k, v in goodput.items()]}
+    user = FLOW_METRICS["user_goodput_mbps"].extract
+    share = FLOW_METRICS["fair_share_mbps"].extract
+    assert user(report, scenario, "A") == pytest.approx(0.45)
+    assert user(report, scenario, "C") == pytest.approx((0.9 + 0.3) / 2)
+    assert share(report, scenario, "A") == pytest.approx(0.5 * PAYLOAD_FRACTION)
+    assert share(report, scenario, "B") == pytest.approx(0.5 * PAYLOAD_FRACTION)
+    assert share(report, scenario, "C") == pytest.approx(0.75 * PAYLOAD_FRACTION)
+    # A flow starting after the warm-up has no share to compare with: none is given.
+    scenario["warmup_s"] = 1.0
+    scenario["flows"][0]["start_s"] = 2.0
+    assert share(report, scenario, "A") is None and user(report, scenario, "A") == 0.45
+
+
+def test_every_flow_entry_of_a_run_gets_its_metrics() -> None:
+    # Two TCP users and one MPTCP user on two 10 Mbit/s links: max-min fair, pooling, every
+    # user gets 20/3 Mbit/s (the MPTCP user takes what the two TCP users leave).
+    scenario = {
+        "duration_s": 5.0,
+        "links": [
+            {"id": "a", "capacity_mbps": 10.0, "delay_ms": 10.0},
+            {"id": "b", "capacity_mbps": 10.0, "delay_ms": 10.0},
+        ],
+        "flows": [
+            {"id": "tcp", "protocol": "tcp", "paths": [["a"]]},
+            {"id": "tcp-b", "protocol": "tcp", "paths": [["b"]]},
+            {"id": "mp", "protocol": "mptcp", "cc": "lia", "paths": [["a"], ["b"]]},
+        ],
+    }
+    report = sim.run(scenario).to_dict()
+    metrics = run_metrics(report, scenario)
+    for flow in ("tcp", "tcp-b", "mp"):
+        goodput = next(f["goodput_mbps"] for f in report["flows"] if f["id"] == flow)
+        assert metrics[f"user_goodput_mbps.{flow}"] == pytest.approx(goodput)
+        assert metrics[f"fair_share_mbps.{flow}"] == pytest.approx(20 / 3 * PAYLOAD_FRACTION)
+
+
+def test_flow_entry_metric_names() -> None:
+    from mptcplab.analysis.metrics import all_metric_names, flow_metric, is_metric_name
+
+    assert "user_goodput_mbps.<flow>" in all_metric_names()
+    assert is_metric_name("user_goodput_mbps.type2")
+    # A flow id may hold dots; '#' is the count suffix and no flow id has it.
+    assert flow_metric("fair_share_mbps.ap.1")[1] == "ap.1"
+    for name in (
+        "user_goodput_mbps",
+        "user_goodput_mbps.",
+        "goodput_mbps.x",
+        "fair_share_mbps.a#0",
+    ):
+        assert not is_metric_name(name), name
+    info = metric_info("user_goodput_mbps.type2")
+    assert info.name == "user_goodput_mbps.type2" and "'type2'" in info.description
+    assert info.unit == "Mbit/s" and info.higher_is_better is True
+    with pytest.raises(KeyError):
+        metric_info("goodput")

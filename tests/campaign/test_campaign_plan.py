@@ -205,3 +205,61 @@ def test_the_scenario_c_campaign_spreads_n1_and_c1_around_the_drafts_points() ->
         multipath = next(f for f in task.scenario["flows"] if f["id"] == "multipath")
         floor = 1 if multipath["cc"] == "olia" else 2
         assert multipath["tcp"]["min_ssthresh_segments"] == floor
+
+
+# draft-khalili-mptcp-performance-issues-06 as spec §5.4 transcribes it: measured per-user
+# goodput (Mbit/s) by (N1, column): (type-1 or multipath users, type-2 or single-path users).
+KHALILI_TABLES = {
+    "reproduce-khalili-a.toml": {
+        (10, "single-path"): (0.98, 0.98),
+        (10, "lia"): (0.96, 0.70),
+        (10, "olia"): (0.98, 0.86),
+        (30, "single-path"): (0.98, 0.98),
+        (30, "lia"): (0.98, 0.44),
+        (30, "olia"): (0.98, 0.75),
+    },
+    "reproduce-khalili-c.toml": {
+        (10, "lia"): (1.30, 0.68),
+        (10, "olia"): (1.11, 0.88),
+        (30, "lia"): (1.19, 0.38),
+        (30, "olia"): (1.10, 0.72),
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(KHALILI_TABLES))
+def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
+    campaign = load(CAMPAIGNS / name)
+    plan = build_plan(campaign, **BACKEND)
+    table = KHALILI_TABLES[name]
+    # Every column at N1 = 10 and 30, 5 replications (the draft's 5 measurements).
+    assert len(plan.unique_runs()) == len(table) * 5
+    classes = ("type1", "type2") if "-a" in name else ("multipath", "singlepath")
+    column = "type1" if "-a" in name else "cc"
+    measured = {
+        (e.at["n1"], e.at[column], e.metric): e.value
+        for e in campaign.spec.published
+        if e.metric.startswith("user_goodput_mbps.")
+    }
+    assert measured == {
+        (n1, col, f"user_goodput_mbps.{cls}"): values[i]
+        for (n1, col), values in table.items()
+        for i, cls in enumerate(classes)
+    }
+    optimum = [e for e in campaign.spec.published if e.metric.startswith("fair_share_mbps.")]
+    assert sorted((e.at["n1"], e.metric) for e in optimum) == sorted(
+        (n1, f"fair_share_mbps.{cls}") for n1 in (10, 30) for cls in classes
+    )
+    assert all(e.value == 1.0 for e in optimum)
+    for task in plan.tasks:
+        # The draft's set-up: N2 = 10 users of 1 Mbit/s, 110 ms of propagation (150 ms with
+        # the queues), OLIA with its one-segment ssthresh floor.
+        counts = {flow["id"]: flow["count"] for flow in task.scenario["flows"]}
+        assert counts[classes[1]] == 10 and counts[classes[0]] == int(task.row.variant["n1"])
+        delays = {link["id"]: link["delay_ms"] for link in task.scenario["links"]}
+        for flow in task.scenario["flows"]:
+            for path in flow["paths"]:
+                assert 2 * sum(delays[hop] for hop in path) == pytest.approx(110.0)
+        mptcp = [f for f in task.scenario["flows"] if f["protocol"] == "mptcp"]
+        for flow in mptcp:
+            assert flow["tcp"]["min_ssthresh_segments"] == (1 if flow["cc"] == "olia" else 2)

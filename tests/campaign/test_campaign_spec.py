@@ -20,6 +20,24 @@ def _line_of(text: str, needle: str) -> int:
     raise AssertionError(f"{needle!r} not in the campaign text")
 
 
+# A published figure, appended to SMALL_CAMPAIGN by the cases that edit it.
+PUBLISHED = """
+[[published]]
+source = "a paper, Table 1"
+metric = "goodput_mbps"
+at = { cc = "lia" }
+value = 5.0
+"""
+
+
+def _published(old: str, new: str):
+    def edit(text: str) -> str:
+        assert old in PUBLISHED
+        return text + PUBLISHED.replace(old, new)
+
+    return edit
+
+
 # (name, edit of SMALL_CAMPAIGN, text of the offending line, dotted key, words the message has)
 BAD_FILES = [
     (
@@ -142,6 +160,76 @@ BAD_FILES = [
         "[factors.cap2]",
         "factors.cap2",
         ["rejected capacity_mbps (", "capacity_mbps[2] = ", "expected 2 numbers"],
+    ),
+    (
+        "flow-entry metric written with its placeholder",
+        lambda t: t.replace('"goodput_mbps"]', '"user_goodput_mbps.<flow>"]'),
+        "metrics = ",
+        "metrics[1]",
+        ["in place of <flow>", "'user_goodput_mbps.type2'"],
+    ),
+    (
+        "flow-entry metric naming no flow entry of the scenarios",
+        lambda t: t.replace('"goodput_mbps"]', '"user_goodput_mbps.type2"]'),
+        "metrics = ",
+        "metrics[1]",
+        ["names flow entry 'type2'", "their flow entries: flow"],
+    ),
+    (
+        "published figure of an unknown metric",
+        _published('metric = "goodput_mbps"', 'metric = "goodput"'),
+        'metric = "goodput"',
+        "published[0].metric",
+        ["unknown metric 'goodput'", "did you mean 'goodput_mbps'"],
+    ),
+    (
+        "published figure at a factor the campaign does not have",
+        _published('cc = "lia"', 'ccc = "lia"'),
+        "at = { ccc",
+        "published[0].at.ccc",
+        ["'at' names 'ccc', which is not a factor", "did you mean 'cc'"],
+    ),
+    (
+        "published figure at a level the factor does not have",
+        _published('cc = "lia"', 'cc = "balia"'),
+        "at = { cc",
+        "published[0].at.cc",
+        ["factor 'cc' has no level 'balia'", "expected one of: lia, olia"],
+    ),
+    (
+        "published figure outside a quantitative factor's domain",
+        _published('cc = "lia"', "cap0 = 50"),
+        "at = { cap0",
+        "published[0].at.cap0",
+        ["50 is outside the domain [1, 20] of factor 'cap0'"],
+    ),
+    (
+        "published figure with a word for a quantitative factor",
+        _published('cc = "lia"', 'cap0 = "high"'),
+        "at = { cap0",
+        "published[0].at.cap0",
+        ["factor 'cap0' is quantitative", "got 'high'"],
+    ),
+    (
+        "published figure at no point of the design",
+        _published('cc = "lia"', "cap0 = 5"),
+        "at = { cap0",
+        "published[0].at",
+        ["no run of the campaign is at cap0=5", "one of the design's points"],
+    ),
+    (
+        "misspelt key of a published figure",
+        _published("value = 5.0", "valeu = 5.0"),
+        "valeu = 5.0",
+        "published[0].valeu",
+        ["unknown key 'valeu'", "did you mean 'value'"],
+    ),
+    (
+        "published figure without its source",
+        _published('source = "a paper, Table 1"\n', ""),
+        "[[published]]",
+        "published[0].source",
+        ["missing key 'source'"],
     ),
     (
         "two factors on one parameter",

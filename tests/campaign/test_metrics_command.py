@@ -25,13 +25,19 @@ def test_every_listed_metric_is_accepted_by_a_campaign_as_described(cli, write_c
     assert {"goodput_mbps", "aggregation_benefit", "log_gain", "path0_share"} <= {
         row["name"] for row in listed
     }
+    assert [row["name"] for row in listed if row["flow_entry"]] == [
+        "user_goodput_mbps.<flow>",
+        "fair_share_mbps.<flow>",
+    ]
     for row in listed:
-        text = SMALL_CAMPAIGN.replace(METRICS_LINE, f'metrics = ["{row["name"]}"]')
+        # The flow entry of the two_path template's scenarios is 'flow'.
+        name = str(row["name"]).replace("<flow>", "flow")
+        text = SMALL_CAMPAIGN.replace(METRICS_LINE, f'metrics = ["{name}"]')
         if row["needs_reference_runs"]:
             with pytest.raises(UserError, match="set reference_runs = true"):
                 load(write_campaign(text))
             text = text.replace("replications = 2", "replications = 2\nreference_runs = true")
-        assert load(write_campaign(text)).spec.metrics == [row["name"]]
+        assert load(write_campaign(text)).spec.metrics == [name]
 
 
 def test_the_table_names_each_metric_and_its_worse_end(cli) -> None:

@@ -11,6 +11,8 @@
   :func:`export`;
 - ``fairshare``: :func:`fair_share`, every flow's max-min fair goodput, multipath users pooling
   their paths (the draft's "optimum without probing cost");
+- ``published``: :func:`compare_published`, a paper's figures beside the median of the runs at
+  the settings they were measured at (a campaign's ``[[published]]`` entries);
 - ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
   of it;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
@@ -31,6 +33,7 @@ _EXPORTS = {
     "run_metrics": "mptcplab.analysis.metrics",
     "fair_share": "mptcplab.analysis.fairshare",
     "heat_grid": "mptcplab.analysis.heatmap",
+    "compare_published": "mptcplab.analysis.published",
     "build_report": "mptcplab.analysis.report",
     "write_report": "mptcplab.analysis.report",
     "sensitivity_table": "mptcplab.analysis.sensitivity",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 # A full segment carries 1448 payload bytes in a 1500-byte packet (crates/mpsim/src/scenario.rs,
@@ -376,23 +376,112 @@ REFERENCE_METRICS: dict[str, MetricInfo] = {
 }
 
 
+# --- metrics of one flow entry (a user class) -------------------------------------------------
+#
+# ``user_goodput_mbps.<flow>`` and ``fair_share_mbps.<flow>`` name one flow entry of the scenario
+# (its ``count`` flows are that many users): the per-user figures the draft-khalili tables give,
+# computed for every flow entry of every run.
+
+FLOW_PLACEHOLDER = "<flow>"
+
+
+def _user_goodput(report: Report, scenario: Scenario, flow: str) -> float | None:
+    goodputs = [float(f["goodput_mbps"]) for f in report["flows"] if _base_id(f["id"]) == flow]
+    return sum(goodputs) / len(goodputs) if goodputs else None
+
+
+def _user_fair_share(report: Report, scenario: Scenario, flow: str) -> float | None:
+    from mptcplab.analysis.fairshare import compares_with_goodput, fair_share
+
+    if not compares_with_goodput(scenario):
+        return None
+    return fair_share(scenario).per_flow_mbps.get(flow)
+
+
+@dataclass(frozen=True)
+class FlowMetric:
+    """A metric of each flow entry: ``info.name`` is ``prefix.<flow>``."""
+
+    prefix: str
+    info: MetricInfo
+    extract: Callable[[Report, Scenario, str], float | None]
+
+    def named(self, flow: str) -> MetricInfo:
+        description = self.info.description.replace(FLOW_PLACEHOLDER, repr(flow))
+        return replace(self.info, name=f"{self.prefix}.{flow}", description=description)
+
+
+FLOW_METRICS: dict[str, FlowMetric] = {
+    m.prefix: m
+    for m in (
+        FlowMetric(
+            "user_goodput_mbps",
+            MetricInfo(
+                f"user_goodput_mbps.{FLOW_PLACEHOLDER}",
+                f"mean goodput of a user of flow entry {FLOW_PLACEHOLDER} (over its count flows)",
+                "Mbit/s",
+            ),
+            _user_goodput,
+        ),
+        FlowMetric(
+            "fair_share_mbps",
+            MetricInfo(
+                f"fair_share_mbps.{FLOW_PLACEHOLDER}",
+                f"max-min fair share of a user of flow entry {FLOW_PLACEHOLDER} (multipath users "
+                "pooling their paths; link capacities only)",
+                "Mbit/s",
+                higher_is_better=None,
+            ),
+            _user_fair_share,
+        ),
+    )
+}
+
+
+def flow_metric(name: str) -> tuple[FlowMetric, str] | None:
+    """The family and flow entry of a name such as ``user_goodput_mbps.type2``, else None."""
+    prefix, dot, flow = name.partition(".")
+    family = FLOW_METRICS.get(prefix)
+    if family is None or not dot or not flow or "#" in flow:
+        return None
+    return family, flow
+
+
+def is_metric_name(name: str) -> bool:
+    """A run metric, a reference metric, or a flow-entry metric naming some flow entry."""
+    return name in RUN_METRICS or name in REFERENCE_METRICS or flow_metric(name) is not None
+
+
 def metric_info(name: str) -> MetricInfo:
     if name in RUN_METRICS:
         return RUN_METRICS[name].info
-    return REFERENCE_METRICS[name]
+    if name in REFERENCE_METRICS:
+        return REFERENCE_METRICS[name]
+    found = flow_metric(name)
+    if found is not None:
+        family, flow = found
+        return family.info if flow == FLOW_PLACEHOLDER else family.named(flow)
+    raise KeyError(name)
 
 
 def all_metric_names() -> list[str]:
-    return [*RUN_METRICS, *REFERENCE_METRICS]
+    """Every metric, the flow-entry ones written with ``<flow>`` for the entry's id."""
+    return [*RUN_METRICS, *(m.info.name for m in FLOW_METRICS.values()), *REFERENCE_METRICS]
 
 
 def run_metrics(report: Report, scenario: Scenario) -> dict[str, float]:
-    """Every run metric that applies to this report (non-applicable ones are left out)."""
+    """Every run metric that applies to this report, and the flow-entry metrics of each of the
+    scenario's flow entries (non-applicable ones are left out)."""
     values: dict[str, float] = {}
     for name, metric in RUN_METRICS.items():
         value = metric.extract(report, scenario)
         if value is not None and math.isfinite(value):
             values[name] = float(value)
+    for family in FLOW_METRICS.values():
+        for flow in scenario.get("flows", ()):
+            value = family.extract(report, scenario, flow["id"])
+            if value is not None and math.isfinite(value):
+                values[f"{family.prefix}.{flow['id']}"] = float(value)
     return values
 
 

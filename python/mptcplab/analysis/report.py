@@ -1,6 +1,7 @@
 """The campaign report: one self-contained HTML file (inline CSS, PNG figures as data: URIs).
 
-Sections: the campaign file, run status, design quality (spec §4.5), for each metric its
+Sections: the campaign file, run status, the published figures the campaign carries beside ours
+(:mod:`mptcplab.analysis.published`), design quality (spec §4.5), for each metric its
 percentiles per variant, CDF and box plot, the metric against every factor and its heat map over
 the two factors that explain most of it; the worst points
 ("critical configurations"), sim/emu goodput per point when the campaign crosses backends
@@ -19,12 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
 from mptcplab.analysis import plots
 from mptcplab.analysis.heatmap import heat_grid
-from mptcplab.analysis.metrics import all_metric_names, metric_info
+from mptcplab.analysis.metrics import is_metric_name, metric_info
+from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
+from mptcplab.campaign.spec import PublishedSpec
 from mptcplab.campaign.store import Store
 from mptcplab.design import quality
 from mptcplab.errors import UserError
@@ -106,10 +110,39 @@ class _Campaign:
             data = {}
         self.name = str(data.get("name", "campaign"))
         self.description = str(data.get("description", ""))
-        known = set(all_metric_names())
-        self.metrics = [m for m in data.get("metrics", ["goodput_mbps"]) if m in known]
+        self.metrics = [m for m in data.get("metrics", ["goodput_mbps"]) if is_metric_name(m)]
+        self.published, self.unreadable = _published_entries(data.get("published", []))
         factors = data.get("factors", {})
         self.log_factors = [n for n, f in factors.items() if isinstance(f, dict) and f.get("log")]
+
+
+def _published_entries(raw: Any) -> tuple[list[PublishedSpec], int]:
+    """The campaign's published figures; entries this version cannot read (a store written by
+    another version) are counted, not shown."""
+    entries: list[PublishedSpec] = []
+    unreadable = 0
+    for item in raw if isinstance(raw, list) else []:
+        try:
+            entries.append(PublishedSpec.model_validate(item))
+        except ValidationError:
+            unreadable += 1
+    return entries, unreadable
+
+
+def _published_section(runs: pd.DataFrame, campaign: _Campaign) -> str:
+    parts = [
+        "<p>Each figure of the campaign's <code>[[published]]</code> entries beside the median "
+        "of our finished runs at the settings it was measured at, with the smallest and largest "
+        "of those runs and the difference ours − published (relative to the published value). "
+        "Agreement, where an entry gives a tolerance, means |ours − published| ≤ tolerance.</p>",
+        _table(display_table(compare_published(runs, campaign.published))),
+    ]
+    if campaign.unreadable:
+        parts.append(
+            f'<p class="note">{campaign.unreadable} published entries of the stored campaign '
+            "file could not be read by this version and are left out</p>"
+        )
+    return "".join(parts)
 
 
 def _status_badges(counts: dict[str, int], references: int) -> str:
@@ -397,8 +430,12 @@ def build_report(store_path: str | Path) -> str:
         )
         sections: list[tuple[str, str, str]] = [
             ("campaign", "Campaign", f'<pre class="toml">{_esc(campaign.text)}</pre>'),
-            ("design", "Design quality", _design_section(store)),
         ]
+        if campaign.published or campaign.unreadable:
+            sections.append(
+                ("published", "Published results beside ours", _published_section(runs, campaign))
+            )
+        sections.append(("design", "Design quality", _design_section(store)))
         for metric in metrics:
             section = _metric_section(medians, metric, campaign, variants)
             sections.append((f"metric-{_slug(metric)}", metric, section))
@@ -416,6 +453,19 @@ def build_report(store_path: str | Path) -> str:
             sections.append(("failures", "Failed runs", failures))
         sections.append(("provenance", "Provenance", _provenance_section(store)))
     return _document(f"{campaign.name} — mptcplab report", sections, header)
+
+
+def published_comparison(store_path: str | Path) -> pd.DataFrame | None:
+    """The stored campaign's published figures beside its runs (:func:`compare_published`), or
+    None when the campaign gives none."""
+    with Store(store_path) as store:
+        stored = store.campaign_text()
+        if stored is None:
+            raise UserError("the store holds no campaign run yet", file=str(store_path))
+        campaign = _Campaign(*stored)
+        if not campaign.published:
+            return None
+        return compare_published(to_pandas(store), campaign.published)
 
 
 def write_report(store_path: str | Path, out: str | Path) -> Path:

@@ -278,4 +278,40 @@ def build_plan(
     backends = [(name, versions[name]) for name in versions]
     designs = tuple(design_points(campaign, k) for k in range(campaign.spec.design.designs))
     tasks = tuple(_iter_tasks(campaign, designs, backends))
+    main = [t for t in tasks if t.row.role == "main"]
+    _check_flow_metrics(campaign, main)
+    _check_published_settings(campaign, main)
     return Plan(designs, tasks)
+
+
+def _check_flow_metrics(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:
+    """A flow-entry metric (``user_goodput_mbps.type2``) must name a flow entry of the runs."""
+    from mptcplab.analysis.metrics import flow_metric
+
+    flows = sorted({f["id"] for run in runs for f in run.scenario["flows"]})
+    named = [(m, ("metrics", i)) for i, m in enumerate(campaign.spec.metrics)]
+    named += [(e.metric, ("published", i, "metric")) for i, e in enumerate(campaign.spec.published)]
+    for metric, loc in named:
+        found = flow_metric(metric)
+        if found is not None and found[1] not in flows:
+            raise UserError(
+                f"metric '{metric}' names flow entry '{found[1]}', which the campaign's "
+                f"scenarios do not have; their flow entries: {', '.join(flows)}",
+                **campaign.where(*loc),
+            )
+
+
+def _check_published_settings(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:
+    """Each published figure must be at the settings of some planned run, or the report could
+    set nothing beside it."""
+    from mptcplab.analysis.published import describe_settings, settings_match
+
+    settings = [{**run.row.factors, **run.row.variant} for run in runs]
+    for i, entry in enumerate(campaign.spec.published):
+        if not any(settings_match(entry.at, s) for s in settings):
+            raise UserError(
+                f"no run of the campaign is at {describe_settings(entry.at)}: a quantitative "
+                "factor's value must be one of the design's points (a factorial design's "
+                "levels, for instance)",
+                **campaign.where("published", i, "at"),
+            )

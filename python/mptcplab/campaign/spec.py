@@ -31,6 +31,14 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
     auto = { rcvbuf = "auto" }
     fixed = { rcvbuf_bytes = 4194304 }
 
+    [[published]]                  # a paper's figure, set beside ours in the report
+    source = "draft-khalili-mptcp-performance-issues-06, Scenario C"
+    label = "single-path users, LIA"           # optional
+    metric = "user_goodput_mbps.singlepath"    # any metric; flow-entry ones name the entry
+    at = { cc = "lia" }            # factor settings it was measured at (levels, or values)
+    value = 0.68
+    tolerance = 0.05               # optional: |ours - value| that counts as agreement
+
 Mapping of factors to template parameters: ``param = "name"`` sets the template parameter
 ``name``; ``param = "name[i]"`` sets element ``i`` of the list parameter ``name`` (the rest of
 the list comes from the fixed parameter of that name, or from other factors). Without ``param``
@@ -40,6 +48,10 @@ design: every combination of levels (a *variant*) sees the same points.
 Cross-validation: ``backends = ["sim", "emu"]`` (instead of ``backend``) runs every point,
 variant and replication on each listed backend with the same scenario and seed; the backend
 then acts as one more qualitative factor, ``backend``, in the stored variants and the report.
+
+Published figures: each ``[[published]]`` entry must name factors the campaign has, levels they
+have, values inside their domains, and settings at which the plan has runs; the report sets the
+median of those runs beside the figure (:mod:`mptcplab.analysis.published`).
 
 Validation failures raise :class:`mptcplab.errors.UserError` naming the file, the line, the key
 and the expected form; a misspelt key gets the closest known key as a suggestion.
@@ -57,7 +69,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mptcplab.analysis.metrics import REFERENCE_METRICS, all_metric_names
+from mptcplab.analysis.metrics import (
+    FLOW_PLACEHOLDER,
+    REFERENCE_METRICS,
+    all_metric_names,
+    flow_metric,
+    is_metric_name,
+)
+from mptcplab.analysis.published import same_setting
 from mptcplab.design.factors import Factor
 from mptcplab.errors import UserError
 
@@ -99,6 +118,19 @@ class ScenarioSpec(BaseModel):
     template: str
 
 
+class PublishedSpec(_Strict):
+    """A published figure set beside the campaign's own (the report's "Published results")."""
+
+    source: str = Field(min_length=1)
+    metric: str
+    value: float
+    # Factor name -> level (qualitative) or value (quantitative): the runs the figure is about.
+    at: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    label: str = ""
+    # Largest |ours − published| counted as agreement, in the metric's unit.
+    tolerance: float | None = Field(default=None, ge=0)
+
+
 class CampaignSpec(_Strict):
     name: str = Field(pattern=_NAME)
     description: str = ""
@@ -114,6 +146,7 @@ class CampaignSpec(_Strict):
     design: DesignSpec = Field(default_factory=DesignSpec)
     scenario: ScenarioSpec
     factors: dict[str, FactorSpec] = Field(default_factory=dict)
+    published: list[PublishedSpec] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -213,6 +246,8 @@ def _model_at(loc: Loc) -> type[BaseModel] | None:
             model, i = FactorSpec, i + 1
         elif model is CampaignSpec and part == "scenario":
             model = ScenarioSpec
+        elif model is CampaignSpec and part == "published" and i + 1 < len(loc) - 1:
+            model, i = PublishedSpec, i + 1
         else:
             return None
         i += 1
@@ -437,6 +472,7 @@ class _Checker:
                 quantitative.append(factor)
                 targets[factor_name] = target
         self.check_lists_complete()
+        self.check_published(quantitative, qualitative)
         return Campaign(
             spec=self.spec,
             path=self.path,
@@ -487,17 +523,67 @@ class _Checker:
             )
 
     def check_metrics(self) -> None:
-        known = all_metric_names()
         for i, name in enumerate(self.spec.metrics):
-            if name not in known:
-                raise self.fail(f"unknown metric '{name}'" + _suggest(name, known), "metrics", i)
-            if name in REFERENCE_METRICS and not self.spec.reference_runs:
-                raise self.fail(
-                    f"metric '{name}' compares with single-path TCP runs: "
-                    "set reference_runs = true",
-                    "metrics",
-                    i,
-                )
+            self.check_metric(name, "metrics", i)
+
+    def check_metric(self, name: str, *loc: str | int) -> None:
+        found = flow_metric(name)
+        if found is not None and found[1] == FLOW_PLACEHOLDER:
+            raise self.fail(
+                f"write a flow entry's id in place of {FLOW_PLACEHOLDER}, e.g. "
+                f"'{found[0].prefix}.type2' for the users of flow entry 'type2'",
+                *loc,
+            )
+        if not is_metric_name(name):
+            known = all_metric_names()
+            raise self.fail(f"unknown metric '{name}'" + _suggest(name, known), *loc)
+        if name in REFERENCE_METRICS and not self.spec.reference_runs:
+            raise self.fail(
+                f"metric '{name}' compares with single-path TCP runs: set reference_runs = true",
+                *loc,
+            )
+
+    def check_published(
+        self, quantitative: Sequence[Factor], qualitative: Sequence[QualitativeFactor]
+    ) -> None:
+        """Each published figure names a metric and the factors' settings it was measured at:
+        levels of qualitative factors, values inside the quantitative factors' domains."""
+        numeric = {f.name: f for f in quantitative}
+        levels = {f.name: list(f.levels) for f in qualitative}
+        if self.spec.backends is not None:
+            levels[BACKEND_LEVEL] = list(self.spec.backends)
+        for i, entry in enumerate(self.spec.published):
+            self.check_metric(entry.metric, "published", i, "metric")
+            for name, value in entry.at.items():
+                loc = ("published", i, "at", name)
+                if name in levels:
+                    if not any(same_setting(level, value) for level in levels[name]):
+                        raise self.fail(
+                            f"factor '{name}' has no level {value!r}; expected one of: "
+                            + ", ".join(levels[name]),
+                            *loc,
+                        )
+                elif name in numeric:
+                    factor = numeric[name]
+                    if isinstance(value, (bool, str)):
+                        raise self.fail(
+                            f"factor '{name}' is quantitative: expected a number in "
+                            f"[{factor.low:g}, {factor.high:g}], got {value!r}",
+                            *loc,
+                        )
+                    if not factor.low <= value <= factor.high:
+                        raise self.fail(
+                            f"{value!r} is outside the domain [{factor.low:g}, "
+                            f"{factor.high:g}] of factor '{name}'",
+                            *loc,
+                        )
+                else:
+                    known = [*levels, *numeric]
+                    raise self.fail(
+                        f"'at' names '{name}', which is not a factor"
+                        + (_suggest(name, known) if known else "; the campaign has no factors"),
+                        *loc,
+                    )
 
     def check_param(self, param: str, *loc: str | int) -> None:
         if param == "seed":

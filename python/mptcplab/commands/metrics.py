@@ -26,9 +26,15 @@ def metrics_command(
     """List the metrics a campaign can name in `metrics = [...]`.
 
     Reference metrics compare each MPTCP run with single-path TCP runs over each of its paths: a
-    campaign naming one needs `reference_runs = true`.
+    campaign naming one needs `reference_runs = true`. Metrics written with <flow> are given for
+    each flow entry of the scenario: name one with the entry's id, e.g. user_goodput_mbps.type2.
     """
-    from mptcplab.analysis.metrics import REFERENCE_METRICS, all_metric_names, metric_info
+    from mptcplab.analysis.metrics import (
+        FLOW_PLACEHOLDER,
+        REFERENCE_METRICS,
+        all_metric_names,
+        metric_info,
+    )
 
     rows = []
     for name in all_metric_names():
@@ -41,6 +47,7 @@ def metrics_command(
                 "bounds": list(info.bounds) if info.bounds is not None else None,
                 "better": _better(info.higher_is_better),
                 "needs_reference_runs": name in REFERENCE_METRICS,
+                "flow_entry": FLOW_PLACEHOLDER in name,
             }
         )
     if as_json:

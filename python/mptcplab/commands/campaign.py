@@ -12,6 +12,7 @@ from rich.table import Table
 
 from mptcplab.campaign.store import Store
 from mptcplab.commands.console import command_console
+from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
 
@@ -39,7 +40,8 @@ def run_command(
     """Run a campaign: every run its store does not hold yet.
 
     Finished runs are skipped and failed ones retried; each finished run is committed at once,
-    so an interrupted campaign resumes where it stopped.
+    so an interrupted campaign resumes where it stopped. A campaign carrying published
+    figures ends by printing them beside the median of its runs at their settings.
     """
     from mptcplab.campaign import CampaignInterrupted, load, run_campaign
 
@@ -76,6 +78,7 @@ def run_command(
             "running the campaign again retries them"
         )
         raise SystemExit(1)
+    print_published(summary.store)
     console.print(
         f"next: mptcplab report {summary.store} -o {summary.store.parent / 'report.html'}"
     )

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.console import command_console
+from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 
 
@@ -26,20 +27,11 @@ def report_command(
     design quality, each metric's distribution per variant and against each
     factor, the worst points, the sensitivity table (several designs) and provenance.
     """
-    from mptcplab.analysis.published import display_table
-    from mptcplab.analysis.report import published_comparison, write_report
+    from mptcplab.analysis.report import write_report
 
     store = resolve_store(target)
     out = write_report(store, output if output is not None else store.parent / "report.html")
-    compared = published_comparison(store)
-    if compared is not None:
-        shown = display_table(compared, brief=True)
-        table = report_table("published results beside ours")
-        for column in shown.columns:
-            table.add_column(column, no_wrap=column != "figure")
-        for row in shown.itertuples(index=False):
-            table.add_row(*row)
-        command_console().print(table)
+    print_published(store)
     command_console(stderr=True).print(f"wrote {out}")
 
 

@@ -123,12 +123,12 @@ class PublishedSpec(_Strict):
 
     source: str = Field(min_length=1)
     metric: str
-    value: float
+    value: float = Field(allow_inf_nan=False)
     # Factor name -> level (qualitative) or value (quantitative): the runs the figure is about.
     at: dict[str, str | int | float | bool] = Field(default_factory=dict)
     label: str = ""
     # Largest |ours − published| counted as agreement, in the metric's unit.
-    tolerance: float | None = Field(default=None, ge=0)
+    tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
 class CampaignSpec(_Strict):
@@ -270,7 +270,15 @@ def _describe(error: Mapping[str, Any]) -> str:
     got = error.get("input")
     ctx = error.get("ctx") or {}
     if kind in _EXPECTED:
-        return f"expected {_EXPECTED[kind]}, got {got!r}"
+        expected = error.get("expected", [_EXPECTED[kind]])
+        alternatives = (
+            ", ".join(expected[:-1]) + " or " + expected[-1] if len(expected) > 1 else expected[0]
+        )
+        return f"expected {alternatives}, got {got!r}"
+    if kind == "string_too_short":
+        return f"expected a non-empty string, got {got!r}"
+    if kind == "finite_number":
+        return f"expected a finite number, got {got!r}"
     if kind == "literal_error":
         return f"expected one of {ctx.get('expected')}, got {got!r}"
     if kind in ("greater_than_equal", "greater_than"):
@@ -322,7 +330,29 @@ def _error_from_validation(
         for e in errors
         if not (e["type"] == "missing" and _data_loc(data, tuple(e["loc"]), True) in meant)
     ]
-    return UserError.several([_problem(e, data, path, text) for e in kept or errors])
+    merged = _merge_unions(kept or errors, data)
+    return UserError.several([_problem(e, data, path, text) for e in merged])
+
+
+def _merge_unions(errors: Sequence[Any], data: Mapping[str, Any]) -> list[Any]:
+    """A value that fits none of a union's types (``at = { cc = [1] }``: a string, an integer,
+    a number or a bool) fails once per alternative at the same key: one error, expecting any."""
+    out: list[Any] = []
+    by_loc: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for error in errors:
+        if error["type"] not in _EXPECTED:
+            out.append(error)
+            continue
+        # pydantic names the alternative after the key ("at", "cc", "str"): the file's keys only.
+        loc = _data_loc(data, tuple(error["loc"]), False)
+        merged = by_loc.get(loc)
+        if merged is None:
+            merged = {**error, "loc": loc, "expected": [_EXPECTED[error["type"]]]}
+            by_loc[loc] = merged
+            out.append(merged)
+        elif _EXPECTED[error["type"]] not in merged["expected"]:
+            merged["expected"].append(_EXPECTED[error["type"]])
+    return out
 
 
 def _meant(loc: Loc) -> str | None:

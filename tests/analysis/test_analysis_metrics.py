@@ -159,10 +159,9 @@ def test_path0_share_of_uncoupled_subflows_is_the_capacity_split() -> None:
     assert metrics["path0_share"] == pytest.approx(0.25, abs=0.02)
 
 
-def test_worst_fair_share_ratio_of_hand_made_reports() -> None:
-    # Link a (1 Mbit/s) carries A and B, link b (2) B and C: max-min fair A = B = 0.5, C = 1.5
-    # (wire rates; goodput is their payload share).
-    scenario = {
+def _chain_of_two_links() -> dict:
+    """Link a (1 Mbit/s) carries A and B, link b (2 Mbit/s) B and the two C users."""
+    return {
         "links": [{"id": "a", "capacity_mbps": 1.0}, {"id": "b", "capacity_mbps": 2.0}],
         "flows": [
             {"id": "A", "protocol": "tcp", "paths": [["a"]]},
@@ -170,6 +169,12 @@ def test_worst_fair_share_ratio_of_hand_made_reports() -> None:
             {"id": "C", "protocol": "tcp", "paths": [["b"]], "count": 2},
         ],
     }
+
+
+def test_worst_fair_share_ratio_of_hand_made_reports() -> None:
+    # Link a (1 Mbit/s) carries A and B, link b (2) B and C: max-min fair A = B = 0.5, C = 1.5
+    # (wire rates; goodput is their payload share).
+    scenario = _chain_of_two_links()
     # C's two flows share b with B: B and A 0.5, each C (2 - 0.5) / 2 = 0.75.
     fair = {"A": 0.5, "B": 0.5, "C#0": 0.75, "C#1": 0.75}
     goodput = {"A": 0.45, "B": 0.2, "C#0": 0.9, "C#1": 0.72}
@@ -231,14 +236,7 @@ def test_fair_share_ratios_need_every_flow_active_through_the_measurement() -> N
 def test_flow_entry_metrics_give_each_class_its_mean_user_goodput_and_fair_share() -> None:
     # The hand-made network above: A and B share link a (1 Mbit/s), B and two C users link b
     # (2 Mbit/s); max-min fair A = B = 0.5, each C 0.75 (wire rates).
-    scenario = {
-        "links": [{"id": "a", "capacity_mbps": 1.0}, {"id": "b", "capacity_mbps": 2.0}],
-        "flows": [
-            {"id": "A", "protocol": "tcp", "paths": [["a"]]},
-            {"id": "B", "protocol": "tcp", "paths": [["a", "b"]]},
-            {"id": "C", "protocol": "tcp", "paths": [["b"]], "count": 2},
-        ],
-    }
+    scenario = _chain_of_two_links()
     goodput = {"A": 0.45, "B": 0.2, "C#0": 0.9, "C#1": 0.3}
     report = {"flows": [{"id": k, "goodput_mbps": v} for k, v in goodput.items()]}
     user = FLOW_METRICS["user_goodput_mbps"].extract

@@ -263,3 +263,21 @@ def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
         mptcp = [f for f in task.scenario["flows"] if f["protocol"] == "mptcp"]
         for flow in mptcp:
             assert flow["tcp"]["min_ssthresh_segments"] == (1 if flow["cc"] == "olia" else 2)
+
+
+def test_the_latency_campaign_runs_the_papers_four_cases_over_the_receive_buffer() -> None:
+    campaign = load(CAMPAIGNS / "nsdi12-latency.toml")
+    plan = build_plan(campaign, **BACKEND)
+    assert len(plan.unique_runs()) == 4 * 4
+    cases = {}
+    for task in plan.tasks:
+        (flow,) = task.scenario["flows"]
+        assert task.scenario["trace"] == ["blocks"]
+        assert flow["app"] == {"kind": "blocks", "block_bytes": 8192}
+        assert flow["rcvbuf_bytes"] == int(task.row.variant["rcvbuf_bytes"])
+        mechanisms = (flow.get("penalization"), flow.get("opportunistic_retransmit"))
+        cases[task.row.variant["case"]] = (flow["protocol"], flow["paths"], mechanisms)
+    assert cases["tcp-wifi"][:2] == ("tcp", [["wifi"]])
+    assert cases["tcp-3g"][:2] == ("tcp", [["3g"]])
+    assert cases["mptcp"] == ("mptcp", [["wifi"], ["3g"]], ("off", False))
+    assert cases["mptcp-m1m2"] == ("mptcp", [["wifi"], ["3g"]], ("nsdi12", True))

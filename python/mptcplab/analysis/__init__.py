@@ -13,6 +13,8 @@
   their paths (the draft's "optimum without probing cost");
 - ``published``: :func:`compare_published`, a paper's figures beside the median of the runs at
   the settings they were measured at (a campaign's ``[[published]]`` entries);
+- ``latency``: :func:`block_latencies`, every application block's latency pooled per variant,
+  and :func:`latency_table` (NSDI 2012 Fig. 7's distribution);
 - ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
   of it;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
@@ -33,6 +35,8 @@ _EXPORTS = {
     "run_metrics": "mptcplab.analysis.metrics",
     "fair_share": "mptcplab.analysis.fairshare",
     "heat_grid": "mptcplab.analysis.heatmap",
+    "block_latencies": "mptcplab.analysis.latency",
+    "latency_table": "mptcplab.analysis.latency",
     "compare_published": "mptcplab.analysis.published",
     "build_report": "mptcplab.analysis.report",
     "write_report": "mptcplab.analysis.report",

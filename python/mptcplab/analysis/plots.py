@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib
@@ -210,4 +210,56 @@ def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
         bar = fig.colorbar(mesh, ax=axes[: len(shown)].tolist(), shrink=0.9)
         bar.set_label(_label(grid.metric, unit), fontsize=8)
         bar.ax.tick_params(labelsize=7)
+    return to_png(fig)
+
+
+def latency_cdf(
+    latencies: Mapping[str, np.ndarray], facets: Mapping[str, tuple[str, str]]
+) -> bytes:
+    """Empirical CDF of every block's latency (NSDI 2012 Fig. 7 plots their distribution): one
+    panel per ``facets[variant][0]``, one line per ``facets[variant][1]`` (same colour in every
+    panel); a log time axis when the latencies span more than a factor of 20."""
+    panels = list(dict.fromkeys(facets[v][0] for v in latencies))
+    lines = list(dict.fromkeys(facets[v][1] for v in latencies))
+    palette = colours(lines)
+    ncols = min(2, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(6.2 * ncols, 3.4 * nrows + 0.4), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False, sharex=True)).ravel()
+    positive = [v[v > 0] for v in latencies.values() if v.size]
+    every = np.concatenate(positive) if positive else np.empty(0)
+    log = bool(every.size and every.max() > 20 * every.min())
+    for ax, panel in zip(axes, panels, strict=False):
+        for variant, values in latencies.items():
+            if facets[variant][0] != panel or not values.size:
+                continue
+            ordered = np.sort(values)
+            x = np.concatenate([ordered[:1], ordered])
+            y = np.arange(0, ordered.size + 1) / ordered.size
+            line = facets[variant][1]
+            ax.step(x, y, where="post", color=palette[line], label=line, linewidth=1.5)
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel("block latency (ms)")
+        ax.set_ylabel("fraction of blocks")
+        ax.set_ylim(0, 1.02)
+        if panel:
+            ax.set_title(panel, fontsize=9)
+        _style(ax)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    for ax in axes[1 : len(panels)]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncol=min(4, len(labels)),
+        frameon=False,
+        fontsize=8,
+    )
     return to_png(fig)

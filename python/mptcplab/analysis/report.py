@@ -3,7 +3,8 @@
 Sections: the campaign file, run status, the published figures the campaign carries beside ours
 (:mod:`mptcplab.analysis.published`), design quality (spec §4.5), for each metric its
 percentiles per variant, CDF and box plot, the metric against every factor and its heat map over
-the two factors that explain most of it; the worst points
+the two factors that explain most of it; every application block's latency pooled per variant
+when the runs traced their blocks (:mod:`mptcplab.analysis.latency`); the worst points
 ("critical configurations"), sim/emu goodput per point when the campaign crosses backends
 (:mod:`mptcplab.analysis.crossval`), the sensitivity table when the campaign has several designs
 (spec §4.6), failed runs, and the provenance of every runner invocation.
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from mptcplab.analysis import plots
 from mptcplab.analysis.heatmap import heat_grid
+from mptcplab.analysis.latency import block_latencies, latency_table
 from mptcplab.analysis.metrics import is_metric_name, metric_info
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
@@ -143,6 +145,39 @@ def _published_section(runs: pd.DataFrame, campaign: _Campaign) -> str:
             "file could not be read by this version and are left out</p>"
         )
     return "".join(parts)
+
+
+def _latency_section(store: Store, runs: pd.DataFrame, variants: Sequence[str]) -> str | None:
+    """Every block's latency pooled per variant, when the runs traced their blocks."""
+    latencies = block_latencies(store, runs)
+    if not latencies:
+        return None
+    return (
+        "<p>The latency of every application block completed after the warm-up, from the time "
+        "the application wrote it to the time the receiving application had read all of it, "
+        "pooled over the finished runs of each variant (NSDI 2012, Fig. 7, plots its "
+        "distribution). The runs' <code>block_latency_*</code> metrics summarise each run; "
+        "this is the blocks themselves.</p>"
+        + _table(latency_table(latencies))
+        + _img(plots.latency_cdf(latencies, _facets(runs, latencies)), "block latency CDF")
+    )
+
+
+def _facets(runs: pd.DataFrame, variants: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """(panel, line) of each variant: with two or more qualitative factors, one panel per level
+    of the first and one line per combination of the others, so that lines stay few enough to
+    tell apart; with one, a single panel."""
+    levels = list(runs.attrs.get("levels", []))
+    rows = runs.drop_duplicates("variant").set_index("variant")
+    out = {}
+    for variant in variants:
+        if len(levels) < 2 or variant not in rows.index:
+            out[variant] = ("", variant)
+            continue
+        row = rows.loc[variant]
+        rest = ", ".join(f"{name}={row[name]}" for name in levels[1:])
+        out[variant] = (f"{levels[0]}={row[levels[0]]}", rest)
+    return out
 
 
 def _status_badges(counts: dict[str, int], references: int) -> str:
@@ -439,6 +474,9 @@ def build_report(store_path: str | Path) -> str:
         for metric in metrics:
             section = _metric_section(medians, metric, campaign, variants)
             sections.append((f"metric-{_slug(metric)}", metric, section))
+        latency = _latency_section(store, runs, variants)
+        if latency is not None:
+            sections.append(("latency", "Application latency", latency))
         sections.append(
             ("critical", "Critical configurations", _critical_section(medians, metrics))
         )

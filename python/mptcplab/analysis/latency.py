@@ -1,0 +1,60 @@
+"""Application block latency across a campaign: the latency of every block, pooled per variant.
+
+NSDI 2012 (Raiciu et al., "How Hard Can It Be? Designing and Implementing a Deployable Multipath
+TCP", §5, Fig. 7; spec §5.6) compares TCP over WiFi, TCP over 3G and MPTCP with and without its
+receive-buffer mechanisms by the distribution of the latency of 8 KB application blocks, not
+by a per-run summary. The run metrics ``block_latency_p50_ms`` / ``_p95_ms`` summarise each run;
+this module pools the blocks themselves, from the runs' block traces (scenario ``trace =
+["blocks"]``). Blocks completed during the warm-up are left out, as the run's own summary
+(crates/mpsim/src/sim.rs, ``block_latency``) leaves them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from mptcplab.campaign.store import Store
+
+LATENCY_PERCENTILES = (50, 90, 99)
+
+
+def _traces_blocks(scenario: Mapping[str, object] | None) -> bool:
+    trace = (scenario or {}).get("trace") or []
+    return isinstance(trace, list) and "blocks" in trace
+
+
+def block_latencies(store: Store, runs: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Every measured block latency (ms) of the finished main runs, per variant label, in the
+    order the variants first appear; variants whose runs traced no blocks are left out."""
+    pooled: dict[str, list[np.ndarray]] = {}
+    if runs.empty:
+        return {}
+    done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
+    for key, variant in dict.fromkeys(zip(done["run_key"], done["variant"], strict=True)):
+        scenario = store.scenario(key)
+        if not _traces_blocks(scenario):
+            continue
+        report = store.report(key) or {}
+        warmup = float((scenario or {}).get("warmup_s", 0.0) or 0.0)
+        for series in (report.get("traces") or {}).get("blocks") or []:
+            done_s = np.asarray(series["done_s"], dtype=float)
+            latency = np.asarray(series["latency_ms"], dtype=float)
+            pooled.setdefault(variant, []).append(latency[done_s >= warmup])
+    return {v: np.concatenate(parts) for v, parts in pooled.items()}
+
+
+def latency_table(latencies: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """Blocks, mean, percentiles and maximum of the pooled latencies of each variant (ms)."""
+    rows = []
+    for variant, values in latencies.items():
+        row: dict[str, object] = {"variant": variant, "blocks": int(values.size)}
+        if values.size:
+            row["mean ms"] = float(values.mean())
+            for p in LATENCY_PERCENTILES:
+                row[f"p{p} ms"] = float(np.percentile(values, p))
+            row["max ms"] = float(values.max())
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)

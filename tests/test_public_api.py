@@ -12,6 +12,7 @@ MODULES = [
     "mptcplab.emu",
     "mptcplab.campaign",
     "mptcplab.analysis",
+    "mptcplab.perf",
 ]
 
 

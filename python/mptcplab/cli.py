@@ -56,14 +56,17 @@ def _unwrap(doc: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
-def _unwrap_help() -> None:
-    for command in app.registered_commands:
+def _unwrap_help(typer_app: typer.Typer) -> None:
+    for command in typer_app.registered_commands:
         if command.help is None and command.callback is not None and command.callback.__doc__:
             command.help = _unwrap(command.callback.__doc__)
+    for group in typer_app.registered_groups:  # sub-commands (mptcplab perf server, ...)
+        if group.typer_instance is not None:
+            _unwrap_help(group.typer_instance)
 
 
 _register_commands()
-_unwrap_help()
+_unwrap_help(app)
 
 
 def main() -> None:

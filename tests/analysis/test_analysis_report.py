@@ -137,3 +137,29 @@ def test_critical_section_needs_a_metric_with_a_worse_end() -> None:
     html = _critical_section(medians, ["path0_share"])
     assert "none of the metrics has a better or worse end" in html
     assert "<table" not in html
+
+
+def test_points_where_mptcp_loses_are_counted_in_nornets_classes() -> None:
+    import math
+    import re
+    from html import unescape
+
+    import pandas as pd
+
+    from mptcplab.analysis.report import _critical_section
+
+    ratios = [1.2, 0.99, 0.9, 0.8, 0.6, 0.3]  # 0.99 is within the 2.5 % MPTCP overhead
+    medians = pd.DataFrame(
+        {
+            "variant": ["a"] * len(ratios),
+            "design": [0] * len(ratios),
+            "point": range(len(ratios)),
+            "log_gain": [math.log(r) for r in ratios],
+            "replications": [1] * len(ratios),
+        }
+    )
+    html = _critical_section(medians, ["log_gain"])
+    table = html[html.index("Points where MPTCP does worse") :]
+    header = ["variant", "points", "MPTCP < 97.5 % of TCP", "of which ≥ 80 %", "50–80 %", "< 50 %"]
+    assert [unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)] == header
+    assert re.findall(r"<td>(.*?)</td>", table) == ["a", "6", "4", "2", "1", "1"]

@@ -79,6 +79,22 @@ def log_gain(mptcp_goodput: float, tcp_goodput: float) -> float:
     return math.log(mptcp_goodput / tcp_goodput)
 
 
+#: NorNet's "critical configurations" (spec §5.3): MPTCP below 97.5 % of TCP, the 2.5 %
+#: allowing for MPTCP's option overhead; they are told apart as ≥ 80 %, 50–80 % and < 50 %.
+CRITICAL_RATIO = 0.975
+CRITICAL_CLASSES = ("≥ 80 %", "50–80 %", "< 50 %")
+
+
+def critical_class(ratio: float) -> str | None:
+    """The class of an MPTCP/TCP goodput ratio below :data:`CRITICAL_RATIO`; None above it
+    (and for NaN: a ratio that was not measured is not critical)."""
+    if not ratio < CRITICAL_RATIO:
+        return None
+    if ratio >= 0.8:
+        return CRITICAL_CLASSES[0]
+    return CRITICAL_CLASSES[1] if ratio >= 0.5 else CRITICAL_CLASSES[2]
+
+
 # --- extraction from a report ------------------------------------------------------------------
 
 

@@ -26,7 +26,12 @@ from pydantic import ValidationError
 from mptcplab.analysis import plots
 from mptcplab.analysis.heatmap import heat_grid
 from mptcplab.analysis.latency import block_latencies, latency_table
-from mptcplab.analysis.metrics import is_metric_name, metric_info
+from mptcplab.analysis.metrics import (
+    CRITICAL_CLASSES,
+    critical_class,
+    is_metric_name,
+    metric_info,
+)
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
@@ -37,8 +42,6 @@ from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
 WORST_POINTS = 12
-# NorNet's "critical configurations" (spec §5.3): MPTCP below 97.5 % of TCP.
-_CRITICAL_RATIO = 0.975
 
 _CSS = """
 body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222;
@@ -279,6 +282,14 @@ def _metric_section(
     return "".join(parts)
 
 
+def _critical_counts(ratios: pd.Series) -> dict[str, int]:
+    found = ratios.map(critical_class)
+    counts = {"MPTCP < 97.5 % of TCP": int(found.notna().sum())}
+    for n, name in enumerate(CRITICAL_CLASSES):
+        counts["of which " + name if n == 0 else name] = int((found == name).sum())
+    return counts
+
+
 def _critical_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str:
     if all(medians[m].dropna().empty for m in metrics):
         return '<p class="note">no finished runs yet</p>'
@@ -319,14 +330,7 @@ def _critical_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str:
         ratio = medians["log_gain"].dropna().map(math.exp)
         classes = pd.DataFrame.from_records(
             [
-                {
-                    "variant": variant,
-                    "points": int(r.size),
-                    "MPTCP < 97.5 % of TCP": int((r < _CRITICAL_RATIO).sum()),
-                    "of which ≥ 80 %": int(((r < _CRITICAL_RATIO) & (r >= 0.8)).sum()),
-                    "50–80 %": int(((r < 0.8) & (r >= 0.5)).sum()),
-                    "< 50 %": int((r < 0.5).sum()),
-                }
+                {"variant": variant, "points": int(r.size)} | _critical_counts(r)
                 for variant, r in ratio.groupby(medians["variant"], sort=False)
             ]
         )

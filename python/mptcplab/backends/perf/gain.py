@@ -1,0 +1,132 @@
+"""The runs of one host towards its destinations, as the NorNet Core study made them (spec
+§5.3): per destination, TCP bound to each source address (one path each) and MPTCP bound to
+none (the kernel may use every path), taken in turn run after run so that a change in the
+network over the campaign touches both alike.
+
+Every finished transfer is appended at once to a JSON-lines file, so a killed series resumes
+where it stopped: a transfer already recorded (same destination, source and transport, up to
+``runs`` of them) is not made again. A transfer that fails is recorded with its error and
+counts as made: a rerun does not hide a path that keeps failing.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mptcplab.backends.perf import client, sockets
+from mptcplab.backends.perf.sockets import PerfError, Transport
+from mptcplab.errors import UserError
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One transfer to make: ``bind`` None is the unbound MPTCP socket."""
+
+    destination: str
+    transport: Transport
+    bind: str | None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.destination, self.transport, self.bind or "*")
+
+
+def plan(destinations: Sequence[str], sources: Sequence[str], runs: int) -> list[Transfer]:
+    """``runs`` rounds; in each, per destination, TCP from every source then MPTCP. With no
+    source, one TCP transfer where the routing table sends it."""
+    binds: Sequence[str | None] = list(sources) or [None]
+    one_round = [
+        t
+        for d in destinations
+        for t in [Transfer(d, "tcp", b) for b in binds] + [Transfer(d, "mptcp", None)]
+    ]
+    return one_round * runs
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON-lines file; a last line cut short by a kill is ignored."""
+    if not path.exists():
+        return []
+    records = []
+    lines = path.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise UserError("not a JSON record", file=str(path), line=number) from None
+        if not isinstance(record, dict) or "transport" not in record:
+            raise UserError("not a mptcplab perf record", file=str(path), line=number)
+        records.append(record)
+    return records
+
+
+def _record_key(record: dict[str, Any]) -> tuple[str, str, str]:
+    return (record.get("server", ""), record["transport"], record.get("bind", "*"))
+
+
+def remaining(todo: Sequence[Transfer], done: Sequence[dict[str, Any]]) -> list[Transfer]:
+    """``todo`` less what ``done`` already holds, counted per transfer key."""
+    left = Counter(_record_key(r) for r in done)
+    out = []
+    for t in todo:
+        if left[t.key] > 0:
+            left[t.key] -= 1
+        else:
+            out.append(t)
+    return out
+
+
+def run_series(
+    todo: Sequence[Transfer],
+    out: Path,
+    *,
+    port: int,
+    duration_s: float,
+    family: socket.AddressFamily | None = None,
+    congestion: str | None = None,
+    sndbuf_bytes: int | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Make each transfer of ``todo`` in order, appending its record to ``out``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for t in todo:
+        try:
+            record = client.transfer(
+                t.destination,
+                port,
+                transport=t.transport,
+                duration_s=duration_s,
+                family=family,
+                bind=t.bind,
+                congestion=congestion,
+                sndbuf_bytes=sndbuf_bytes,
+            )
+        except PerfError as exc:
+            record = {
+                "host": socket.gethostname(),
+                "transport": t.transport,
+                "bind": t.bind or "*",
+                "source": t.bind or "*",
+                "server": t.destination,
+                "destination": t.destination,
+                "family": _family_number(family, t),
+                "error": str(exc),
+            }
+        with out.open("a") as f:
+            f.write(json.dumps(record) + "\n")
+        yield record
+
+
+def _family_number(family: socket.AddressFamily | None, t: Transfer) -> int:
+    if family is not None:
+        return 6 if family == socket.AF_INET6 else 4
+    return 6 if sockets.family_of(t.bind or t.destination) == socket.AF_INET6 else 4

@@ -1,0 +1,158 @@
+"""``mptcplab perf server``: receive transfers, time them, answer with what arrived.
+
+One listening socket, MPTCP where the kernel offers it (an MPTCP listener accepts plain TCP
+clients too, by fallback), dual-stack when bound to ``::``. Each connection is read in its own
+thread as fast as the kernel delivers; goodput is measured here, at the receiver, over the
+time the client's hello asks for, from the first byte read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mptcplab.backends.perf import sockets, wire
+from mptcplab.backends.perf.sockets import PerfError
+
+READ_CHUNK = 256 * 1024
+#: A client silent for this long is gone; its connection is closed without an answer.
+IDLE_TIMEOUT_S = 60.0
+#: How long a client may keep sending after the answer before the server closes anyway.
+DRAIN_TIMEOUT_S = 10.0
+_POLL_S = 0.2
+
+
+def receive(conn: socket.socket) -> dict[str, Any]:
+    """Read one transfer for the time its hello asks, from the first byte read; return the
+    answer for the client."""
+    conn.settimeout(IDLE_TIMEOUT_S)
+    buffer = bytearray(READ_CHUNK)
+    view = memoryview(buffer)
+    head = b""
+    first: float | None = None
+    while (found := wire.split_line(head)) is None:
+        n = conn.recv_into(view)
+        if n == 0:
+            raise wire.WireError("the client closed before its hello")
+        first = first if first is not None else time.monotonic()
+        head += bytes(view[:n])
+    assert first is not None
+    line, rest = found
+    end = first + float(wire.parse_hello(line)["duration_s"])
+    received = len(rest)
+    last = time.monotonic()
+    most_subflows = sockets.subflows(conn)
+    next_look = last + 1.0
+    while last < end:
+        n = conn.recv_into(view)
+        if n == 0:  # the client stopped early
+            break
+        received += n
+        last = time.monotonic()
+        if last >= next_look:  # subflows come and go: keep the most seen
+            next_look = last + 1.0
+            now_subflows = sockets.subflows(conn)
+            if now_subflows is not None:
+                most_subflows = max(most_subflows or 0, now_subflows)
+    seconds = last - first
+    return {
+        "bytes_received": received,
+        "receive_s": seconds,
+        "goodput_mbps": received * 8 / seconds / 1e6 if seconds > 0 else 0.0,
+        "complete": last >= end,
+        "server_mptcp": sockets.is_mptcp(conn),
+        "server_subflows": most_subflows,
+        "server_rcvbuf_bytes": conn.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+    }
+
+
+def serve_connection(conn: socket.socket) -> dict[str, Any]:
+    """Measure one transfer, answer it, and wait for the client to let go; returns the answer
+    (``{"error": ...}`` when the transfer failed)."""
+    try:
+        answer = receive(conn)
+    except (OSError, wire.WireError) as exc:
+        answer = {"error": str(exc) or type(exc).__name__}
+    with contextlib.suppress(OSError):
+        conn.sendall(wire.encode(answer))
+        conn.shutdown(socket.SHUT_WR)
+        _drain(conn)
+    return answer
+
+
+def _drain(conn: socket.socket) -> None:
+    """Discard what the client still sends until it aborts or closes (after our answer)."""
+    buffer = bytearray(READ_CHUNK)
+    conn.settimeout(DRAIN_TIMEOUT_S)
+    with contextlib.suppress(OSError):
+        while conn.recv_into(buffer):
+            pass
+
+
+class PerfServer:
+    """Listen on ``host``:``port`` (``port`` 0: any free port, see :attr:`port`) until
+    :meth:`shutdown`; ``on_transfer`` is called with each answer (and the peer's address)."""
+
+    def __init__(
+        self,
+        host: str = "::",
+        port: int = wire.DEFAULT_PORT,
+        *,
+        rcvbuf_bytes: int | None = None,
+        on_transfer: Callable[[tuple, dict[str, Any]], None] | None = None,
+    ) -> None:
+        family = sockets.family_of(host)
+        try:
+            self._listener = sockets.stream_socket(family, "mptcp")
+            self.transport: sockets.Transport = "mptcp"
+        except PerfError:
+            self._listener = sockets.stream_socket(family, "tcp")
+            self.transport = "tcp"
+        try:
+            self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                # Dual stack: IPv4 clients reach "::" as ::ffff:a.b.c.d.
+                self._listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            # Set on the listener so the window scale offered in the handshake fits it.
+            sockets.set_buffers(self._listener, sndbuf=None, rcvbuf=rcvbuf_bytes)
+            self._listener.bind((host, port))
+            self._listener.listen(64)
+        except OSError as exc:
+            self._listener.close()
+            raise PerfError(f"cannot listen on [{host}]:{port}: {exc.strerror}") from None
+        self._listener.settimeout(_POLL_S)
+        self.host = host
+        self.port = int(self._listener.getsockname()[1])
+        self._on_transfer = on_transfer
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def serve_forever(self) -> None:
+        with self._listener:
+            while not self._stop.is_set():
+                try:
+                    conn, peer = self._listener.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    if self._stop.is_set():
+                        break
+                    raise
+                thread = threading.Thread(target=self._serve, args=(conn, peer), daemon=True)
+                thread.start()
+                self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+
+    def _serve(self, conn: socket.socket, peer: tuple) -> None:
+        with conn:
+            answer = serve_connection(conn)
+        if self._on_transfer is not None:
+            self._on_transfer(peer, answer)
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=2.0)

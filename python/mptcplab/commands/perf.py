@@ -1,0 +1,302 @@
+"""``mptcplab perf server|client|gain|matrix``: TCP and MPTCP transfers between real hosts and
+the NorNet-style gain matrix they add up to (see :mod:`mptcplab.backends.perf`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from mptcplab.commands.console import command_console, report_table
+
+perf_app = typer.Typer(
+    help="TCP and MPTCP transfers between real hosts, and the MPTCP/TCP gain matrix.",
+    no_args_is_help=True,
+)
+
+
+class TransportChoice(StrEnum):
+    tcp = "tcp"
+    mptcp = "mptcp"
+
+
+PortOption = Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="TCP port.")]
+DurationOption = Annotated[
+    float, typer.Option("--duration", "-t", min=0.001, help="Seconds of sending per transfer.")
+]
+CcOption = Annotated[
+    str | None, typer.Option("--cc", help="Congestion control (TCP_CONGESTION), e.g. cubic.")
+]
+SndbufOption = Annotated[
+    int | None, typer.Option("--sndbuf", min=1, help="Fixed send buffer, bytes (else auto).")
+]
+RcvbufOption = Annotated[
+    int | None, typer.Option("--rcvbuf", min=1, help="Fixed receive buffer, bytes (else auto).")
+]
+Ipv4Flag = Annotated[bool, typer.Option("-4", "--ipv4", help="IPv4 only.")]
+Ipv6Flag = Annotated[bool, typer.Option("-6", "--ipv6", help="IPv6 only.")]
+
+
+def _family(ipv4: bool, ipv6: bool) -> socket.AddressFamily | None:
+    if ipv4 and ipv6:
+        raise typer.BadParameter("give -4 or -6, not both")
+    return socket.AF_INET if ipv4 else socket.AF_INET6 if ipv6 else None
+
+
+def _fail(message: str) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    sys.exit(1)
+
+
+def _mbps(value: Any) -> str:
+    return "" if value is None or not math.isfinite(value) else f"{value:.3f}"
+
+
+@perf_app.command("server")
+def server_command(
+    bind: Annotated[
+        str, typer.Option("--bind", "-B", help="Address to listen on (:: = every IPv6 and IPv4).")
+    ] = "::",
+    port: PortOption = 5301,
+    rcvbuf: RcvbufOption = None,
+) -> None:
+    """Receive transfers until Ctrl-C (MPTCP, and plain TCP by fallback), one line per
+    transfer."""
+    from mptcplab.backends.perf.server import PerfError, PerfServer
+
+    console = command_console()
+
+    def show(peer: tuple, answer: dict[str, Any]) -> None:
+        if "error" in answer:
+            console.print(f"[red]{peer[0]}: {answer['error']}[/red]", highlight=False)
+            return
+        kind = "MPTCP" if answer["server_mptcp"] else "TCP"
+        subflows = answer["server_subflows"]
+        console.print(
+            f"{peer[0]}  {kind}"
+            + (f" ({subflows} subflows)" if subflows else "")
+            + f"  {answer['bytes_received']:,} bytes in {answer['receive_s']:.2f} s"
+            + f"  {answer['goodput_mbps']:.3f} Mbit/s",
+            highlight=False,
+        )
+
+    try:
+        server = PerfServer(bind, port, rcvbuf_bytes=rcvbuf, on_transfer=show)
+    except PerfError as exc:
+        _fail(str(exc))
+        return
+    what = "MPTCP and TCP" if server.transport == "mptcp" else "TCP only (no MPTCP here)"
+    console.print(f"listening on [{bind}]:{server.port}, {what}; Ctrl-C ends", highlight=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.shutdown()
+
+
+@perf_app.command("client")
+def client_command(
+    server: Annotated[str, typer.Argument(help="The perf server's host name or address.")],
+    port: PortOption = 5301,
+    transport: Annotated[
+        TransportChoice, typer.Option("--transport", "-T", help="The protocol.")
+    ] = TransportChoice.mptcp,
+    duration: DurationOption = 10.0,
+    bind: Annotated[
+        str | None, typer.Option("--bind", "-B", help="Source address (the path, for TCP).")
+    ] = None,
+    ipv4: Ipv4Flag = False,
+    ipv6: Ipv6Flag = False,
+    cc: CcOption = None,
+    sndbuf: SndbufOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+) -> None:
+    """Send to a perf server for --duration seconds and print the receiver's goodput."""
+    from mptcplab.backends.perf.client import transfer
+    from mptcplab.backends.perf.sockets import PerfError
+
+    try:
+        record = transfer(
+            server,
+            port,
+            transport=transport.value,
+            duration_s=duration,
+            family=_family(ipv4, ipv6),
+            bind=bind,
+            congestion=cc,
+            sndbuf_bytes=sndbuf,
+        )
+    except PerfError as exc:
+        _fail(str(exc))
+        return
+    if json_out:
+        sys.stdout.write(json.dumps(record) + "\n")
+        return
+    used = "MPTCP" if record["mptcp"] else "TCP"
+    if transport is TransportChoice.mptcp and not record["mptcp"]:
+        used = "TCP (the server or a middlebox refused MPTCP: fell back)"
+    table = report_table(f"{record['source']} → {record['destination']} port {port}")
+    table.add_column("field")
+    table.add_column("value", justify="right")
+    table.add_row("transport", used)
+    if record["subflows"]:
+        table.add_row("subflows (most seen)", str(record["subflows"]))
+    table.add_row("congestion control", record["congestion"])
+    table.add_row("bytes received", f"{record['bytes_received']:,}")
+    table.add_row("receive time s", f"{record['receive_s']:.3f}")
+    table.add_row("goodput Mbit/s", _mbps(record["goodput_mbps"]))
+    command_console().print(table)
+
+
+def _series_progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=None),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[failed]} failed"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
+@perf_app.command("gain")
+def gain_command(
+    destinations: Annotated[
+        list[str], typer.Argument(help="Perf servers: one address per destination endpoint.")
+    ],
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source", "-s", help="A local address TCP is bound to (one path); repeatable."
+        ),
+    ] = None,
+    runs: Annotated[int, typer.Option("--runs", "-n", min=1, help="Runs per transfer.")] = 20,
+    duration: DurationOption = 30.0,
+    port: PortOption = 5301,
+    ipv4: Ipv4Flag = False,
+    ipv6: Ipv6Flag = False,
+    cc: CcOption = None,
+    sndbuf: SndbufOption = 16 * 1024 * 1024,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="JSON-lines file the records are added to.")
+    ] = Path("perf-records.jsonl"),
+) -> None:
+    """TCP from each --source and unbound MPTCP to each destination, --runs times in turn.
+
+    Defaults as the NorNet Core study: 30 s transfers, a 16 MiB send buffer, 20 runs (start
+    the servers with --rcvbuf 16777216 for its receive buffer). Records already in --out
+    count, so a killed series resumes. Ends with this host's rows of the gain matrix."""
+    from mptcplab.backends.perf import gain
+
+    family = _family(ipv4, ipv6)
+    todo = gain.remaining(gain.plan(destinations, source or [], runs), gain.read_records(out))
+    console = command_console()
+    if not todo:
+        console.print(f"{out}: every transfer is already recorded", highlight=False)
+    else:
+        total_s = len(todo) * duration
+        console.print(
+            f"{len(todo)} transfers of {duration:g} s (≥ {total_s / 60:.0f} min) → {out}",
+            highlight=False,
+        )
+        failed = 0
+        with _series_progress(command_console(stderr=True)) as progress:
+            task = progress.add_task("transfers", total=len(todo), failed=0)
+            try:
+                for record in gain.run_series(
+                    todo,
+                    out,
+                    port=port,
+                    duration_s=duration,
+                    family=family,
+                    congestion=cc,
+                    sndbuf_bytes=sndbuf,
+                ):
+                    if "error" in record:
+                        failed += 1
+                        progress.console.print(f"[red]{record['error']}[/red]", highlight=False)
+                    progress.update(task, advance=1, failed=failed)
+            except KeyboardInterrupt:
+                typer.secho(f"interrupted; {out} keeps what finished", err=True)
+                sys.exit(130)
+    print_matrix([r for r in gain.read_records(out)], console)
+
+
+def print_matrix(records: list[dict[str, Any]], console: Console) -> pd.DataFrame:
+    from mptcplab.backends.perf.matrix import gain_matrix
+
+    matrix = gain_matrix(records)
+    for family, rows in matrix.groupby("family", sort=True):
+        table = report_table(f"{family}: MPTCP/TCP gain per relation (means of the runs)")
+        for name in ("source", "destination", "TCP Mbit/s", "MPTCP Mbit/s", "runs T/M"):
+            table.add_column(name, justify="left" if name in ("source", "destination") else "right")
+        table.add_column("ln gain", justify="right")
+        table.add_column("critical")
+        for row in rows.itertuples():
+            notes = []
+            if row.mptcp_fallbacks:
+                notes.append(f"{row.mptcp_fallbacks} fallbacks")
+            if row.failed:
+                notes.append(f"{row.failed} failed")
+            table.add_row(
+                row.source,
+                row.destination,
+                _mbps(row.tcp_mbps),
+                _mbps(row.mptcp_mbps),
+                f"{row.tcp_runs}/{row.mptcp_runs}" + (f" ({', '.join(notes)})" if notes else ""),
+                "" if not math.isfinite(row.log_gain) else f"{row.log_gain:+.3f}",
+                f"[red]{row.critical}[/red]" if row.critical else "",
+            )
+        console.print(table)
+    critical = int(matrix["critical"].notna().sum())
+    console.print(
+        f"{critical} of {len(matrix)} relations critical (MPTCP < 97.5 % of TCP)",
+        highlight=False,
+    )
+    return matrix
+
+
+@perf_app.command("matrix")
+def matrix_command(
+    files: Annotated[
+        list[Path], typer.Argument(help="JSON-lines records of perf gain, any hosts.")
+    ],
+    png: Annotated[
+        Path | None, typer.Option("--png", help="Also draw the matrix as a heat map.")
+    ] = None,
+    csv: Annotated[Path | None, typer.Option("--csv", help="Also write the matrix as CSV.")] = None,
+) -> None:
+    """The source × destination matrix of ln(MPTCP/TCP) from the records of several hosts."""
+    from mptcplab.backends.perf.gain import read_records
+    from mptcplab.errors import UserError
+
+    records = []
+    for f in files:
+        if not f.is_file():
+            raise UserError("no such file", file=str(f))
+        records += read_records(f)
+    if not records:
+        raise UserError("no perf records in " + ", ".join(map(str, files)))
+    matrix = print_matrix(records, command_console())
+    if csv is not None:
+        matrix.to_csv(csv, index=False)
+    if png is not None:
+        from mptcplab.analysis.metrics import metric_info
+        from mptcplab.analysis.plots import heat_map
+        from mptcplab.backends.perf.matrix import heat_grid
+
+        info = metric_info("log_gain")
+        png.write_bytes(heat_map(heat_grid(matrix), info.unit, info.higher_is_better))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(perf_app, name="perf")

@@ -1,0 +1,75 @@
+"""``mptcplab perf``: the client's summary, the matrix from record files, errors as one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from mptcplab.backends.perf.server import PerfServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mptcplab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1", COLUMNS="160")
+    return subprocess.run(
+        [sys.executable, "-m", "mptcplab.cli", "perf", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_client_prints_the_receivers_goodput(perf_server: PerfServer) -> None:
+    out = mptcplab("client", "127.0.0.1", "-p", str(perf_server.port), "-T", "tcp", "-t", "0.2")
+    assert out.returncode == 0, out.stderr
+    assert "goodput Mbit/s" in out.stdout and "transport" in out.stdout
+
+
+def test_client_json_is_the_record(perf_server: PerfServer) -> None:
+    out = mptcplab(
+        "client", "127.0.0.1", "-p", str(perf_server.port), "-T", "tcp", "-t", "0.2", "--json"
+    )
+    record = json.loads(out.stdout)
+    assert 0 < record["bytes_received"] <= record["bytes_sent"]
+
+
+def test_client_error_is_one_line_without_traceback() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = mptcplab("client", "127.0.0.1", "-p", str(port), "-t", "0.1")
+    assert out.returncode == 1
+    assert out.stderr.startswith("error: cannot connect to [127.0.0.1]")
+    assert "Traceback" not in out.stderr
+
+
+def test_gain_then_matrix_from_the_records(perf_server: PerfServer, tmp_path: Path) -> None:
+    records = tmp_path / "h1.jsonl"
+    args = ["127.0.0.1", "-s", "127.0.0.1", "-n", "1", "-t", "0.2", "-p", str(perf_server.port)]
+    out = mptcplab("gain", *args, "-o", str(records))
+    assert out.returncode == 0, out.stderr
+    assert "IPv4: MPTCP/TCP gain per relation" in out.stdout
+    assert len(records.read_text().splitlines()) == 2
+    again = mptcplab("gain", *args, "-o", str(records))
+    assert "every transfer is already recorded" in again.stdout
+    png, csv = tmp_path / "m.png", tmp_path / "m.csv"
+    out = mptcplab("matrix", str(records), "--png", str(png), "--csv", str(csv))
+    assert out.returncode == 0, out.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert csv.read_text().splitlines()[0].startswith("family,host,source,destination")
+
+
+def test_matrix_names_a_missing_or_foreign_file(tmp_path: Path) -> None:
+    out = mptcplab("matrix", str(tmp_path / "none.jsonl"))
+    assert out.returncode == 2 and "none.jsonl: no such file" in out.stderr
+    foreign = tmp_path / "x.jsonl"
+    foreign.write_text('{"a": 1}\n')
+    out = mptcplab("matrix", str(foreign))
+    assert out.returncode == 2 and "x.jsonl:1: not a mptcplab perf record" in out.stderr

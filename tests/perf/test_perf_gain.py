@@ -1,0 +1,87 @@
+"""The series of one host: the order of its transfers, its record file, its resumption."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mptcplab.backends.perf import gain
+from mptcplab.backends.perf.server import PerfServer
+from mptcplab.errors import UserError
+
+
+def test_each_round_takes_every_tcp_path_then_mptcp_per_destination() -> None:
+    todo = gain.plan(["d1", "d2"], ["s1", "s2"], runs=2)
+    one_round = [
+        ("d1", "tcp", "s1"),
+        ("d1", "tcp", "s2"),
+        ("d1", "mptcp", "*"),
+        ("d2", "tcp", "s1"),
+        ("d2", "tcp", "s2"),
+        ("d2", "mptcp", "*"),
+    ]
+    assert [t.key for t in todo] == one_round * 2
+
+
+def test_without_sources_tcp_goes_where_the_routing_table_sends_it() -> None:
+    assert [t.key for t in gain.plan(["d"], [], runs=1)] == [("d", "tcp", "*"), ("d", "mptcp", "*")]
+
+
+def test_what_is_recorded_is_not_made_again_and_counts_once() -> None:
+    todo = gain.plan(["d"], ["s"], runs=3)
+    done = [
+        {"server": "d", "transport": "tcp", "bind": "s"},
+        {"server": "d", "transport": "tcp", "bind": "s"},
+        {"server": "d", "transport": "mptcp", "bind": "*", "error": "refused"},
+        {"server": "elsewhere", "transport": "tcp", "bind": "s"},
+    ]
+    # Rounds 1 and 2 took their TCP transfer, round 1 its MPTCP one (failed, but made).
+    assert [t.key for t in gain.remaining(todo, done)] == [
+        ("d", "mptcp", "*"),
+        ("d", "tcp", "s"),
+        ("d", "mptcp", "*"),
+    ]
+
+
+def test_a_record_cut_short_at_the_end_is_dropped_one_in_the_middle_is_not(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    good = json.dumps({"transport": "tcp", "server": "d"})
+    path.write_text(f"{good}\n{good[:10]}")
+    assert len(gain.read_records(path)) == 1
+    path.write_text(f"{good[:10]}\n{good}\n")
+    with pytest.raises(UserError, match="not a JSON record") as err:
+        gain.read_records(path)
+    assert err.value.line == 1 and err.value.file == str(path)
+    path.write_text('{"x": 1}\n')
+    with pytest.raises(UserError, match="not a mptcplab perf record"):
+        gain.read_records(path)
+
+
+def test_a_series_records_each_transfer_and_a_rerun_resumes(
+    perf_server: PerfServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "records.jsonl"
+    todo = gain.plan(["127.0.0.1"], ["127.0.0.1"], runs=1)
+    made = list(gain.run_series(todo, out, port=perf_server.port, duration_s=0.1))
+    assert [r["transport"] for r in made] == ["tcp", "mptcp"] or "error" in made[1]
+    assert gain.read_records(out) == made
+    assert gain.remaining(todo, gain.read_records(out)) == []
+    more = gain.remaining(gain.plan(["127.0.0.1"], ["127.0.0.1"], runs=2), made)
+    assert [t.key for t in more] == [t.key for t in todo]
+
+
+def test_a_failed_transfer_is_recorded_with_its_reason(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "records.jsonl"
+    todo = gain.plan(["127.0.0.1"], [], runs=1)[:1]
+    (record,) = gain.run_series(todo, out, port=port, duration_s=0.1)
+    assert "refused" in record["error"] and record["transport"] == "tcp"
+    assert gain.read_records(out) == [record]

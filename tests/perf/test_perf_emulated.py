@@ -9,6 +9,8 @@ off, programs not built)."""
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import subprocess
 import sys
@@ -98,3 +100,41 @@ def test_tcp_gets_its_path_and_mptcp_both(tmp_path: Path) -> None:
     matrix = gain_matrix(read_records(records)).set_index("source")
     assert matrix["critical"].isna().all()
     assert matrix.loc[slow, "log_gain"] > matrix.loc[fast, "log_gain"] > 0.2
+
+
+def test_no_block_arrives_sooner_than_the_path_allows(tmp_path: Path) -> None:
+    """The first block crosses an idle path: its latency is the one-way delay plus its bytes'
+    serialisation at the link rate, the least any block can take."""
+    block = 8192
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
+    with two_path_hosts() as hosts:
+        server = subprocess.Popen(
+            _in(hosts.server_ns, "server", "--bind", "0.0.0.0", "--port", str(PORT)),
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            assert server.stdout is not None
+            server.stdout.readline()
+            args = ["-T", "tcp", "-B", hosts.client_ifaces[0].address, "-p", str(PORT)]
+            args += ["-t", "2", "--blocks", str(block), "--sndbuf", "65536", "--json"]
+            client = subprocess.run(
+                _in(hosts.client_ns, "client", hosts.server_iface.address, *args),
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=60,
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    assert client.returncode == 0, client.stderr
+    record = json.loads(client.stdout)
+    assert record["clock_uncertainty_ns"] == 0  # namespaces of one host share its clock
+    packets = math.ceil(block / 1448)
+    wire_bits = (block + packets * (1500 - 1448)) * 8
+    floor_ms = 10.0 + wire_bits / (CAPACITY_MBPS["fast"] * 1e3)
+    latencies = record["block_latencies_ms"]
+    assert floor_ms <= min(latencies) <= floor_ms + 5.0
+    assert len(latencies) > 100

@@ -99,3 +99,32 @@ def test_a_busy_port_is_refused_by_the_server() -> None:
         port = taken.getsockname()[1]
         with pytest.raises(PerfError, match=rf"cannot listen on \[127.0.0.1\]:{port}"):
             PerfServer("127.0.0.1", port)
+
+
+def test_blocks_on_one_host_are_timed_on_one_clock(perf_server: PerfServer) -> None:
+    record = transfer(
+        "127.0.0.1", perf_server.port, transport="tcp", duration_s=0.3, block_bytes=8192
+    )
+    latencies = record["block_latencies_ms"]
+    assert (record["clock_offset_ns"], record["clock_uncertainty_ns"]) == (0, 0)
+    # Blocks completed inside the window, and none read before it was written.
+    assert 0 < len(latencies) <= record["bytes_received"] // 8192
+    assert min(latencies) >= 0
+    assert record["latency_ms"]["blocks"] == len(latencies)
+    assert record["latency_ms"]["p50"] <= record["latency_ms"]["max"] == max(latencies)
+
+
+def test_a_server_on_another_clock_is_matched_within_the_bound_it_gives() -> None:
+    server = PerfServer("127.0.0.1", 0, clock_id="another host")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        record = transfer(
+            "127.0.0.1", server.port, transport="tcp", duration_s=0.2, block_bytes=4096
+        )
+    finally:
+        server.shutdown()
+    # The clocks are in fact one: the estimated offset is its own error.
+    assert 0 < record["clock_uncertainty_ns"] < 50_000_000
+    assert abs(record["clock_offset_ns"]) <= record["clock_uncertainty_ns"]
+    assert min(record["block_latencies_ms"]) >= -record["clock_uncertainty_ns"] / 1e6

@@ -10,6 +10,8 @@ from mptcplab.backends.perf import wire
 def test_hello_is_one_line_the_other_end_accepts() -> None:
     line, rest = wire.split_line(wire.hello(2.5) + b"\0\0data") or (b"", b"")
     assert wire.parse_hello(line)["duration_s"] == 2.5
+    assert wire.parse_hello(line)["sync_rounds"] == 1  # bulk needs no clock offset
+    assert wire.parse_hello(wire.hello(1.0, 8192)[:-1])["sync_rounds"] == wire.SYNC_ROUNDS
     assert rest == b"\0\0data"
 
 
@@ -23,6 +25,14 @@ def test_hello_is_one_line_the_other_end_accepts() -> None:
         (b'{"magic": "mptcplab-perf", "version": 1, "duration_s": 0}', "duration_s 0"),
         (b'{"magic": "mptcplab-perf", "version": 1, "duration_s": true}', "duration_s True"),
         (b'{"magic": "mptcplab-perf", "version": 1, "duration_s": 1e9}', "in \\(0, 3600\\]"),
+        (
+            b'{"magic": "mptcplab-perf", "version": 1, "duration_s": 1, "block_bytes": 0}',
+            "block_bytes 0: expected bytes",
+        ),
+        (
+            b'{"magic": "mptcplab-perf", "version": 1, "duration_s": 1, "sync_rounds": 99}',
+            "sync_rounds 99: expected 1 to 8",
+        ),
     ],
 )
 def test_a_stranger_is_told_apart(line: bytes, says: str) -> None:

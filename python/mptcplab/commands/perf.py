@@ -117,9 +117,22 @@ def client_command(
     ipv6: Ipv6Flag = False,
     cc: CcOption = None,
     sndbuf: SndbufOption = None,
+    blocks: Annotated[
+        int | None,
+        typer.Option(
+            "--blocks",
+            min=1,
+            max=1 << 30,
+            help="Send blocks of this many bytes back to back and time each one.",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
 ) -> None:
-    """Send to a perf server for --duration seconds and print the receiver's goodput."""
+    """Send to a perf server for --duration seconds and print the receiver's goodput.
+
+    With --blocks, each block's latency from the send call that took its first byte to its
+    complete read at the server (the two hosts' clocks matched at the start, to within half the
+    shortest of eight round trips; exactly when both ends run on one host)."""
     from mptcplab.backends.perf.client import transfer
     from mptcplab.backends.perf.sockets import PerfError
 
@@ -133,6 +146,7 @@ def client_command(
             bind=bind,
             congestion=cc,
             sndbuf_bytes=sndbuf,
+            block_bytes=blocks,
         )
     except PerfError as exc:
         _fail(str(exc))
@@ -153,6 +167,17 @@ def client_command(
     table.add_row("bytes received", f"{record['bytes_received']:,}")
     table.add_row("receive time s", f"{record['receive_s']:.3f}")
     table.add_row("goodput Mbit/s", _mbps(record["goodput_mbps"]))
+    if blocks is not None:
+        summary = record["latency_ms"]
+        table.add_row("blocks completed", f"{summary['blocks']:,}")
+        if summary["blocks"]:
+            for key in ("p50", "p90", "p99", "max"):
+                table.add_row(f"block latency {key} ms", f"{summary[key]:.3f}")
+        uncertainty = record["clock_uncertainty_ns"]
+        table.add_row(
+            "clock offset",
+            "none (one host)" if uncertainty == 0 else f"± {uncertainty / 1e6:.3f} ms",
+        )
     command_console().print(table)
 
 

@@ -4,22 +4,32 @@ The sender writes as fast as the socket admits until the server answers: the ser
 for ``duration_s`` from the first byte it reads, so the goodput is the receiver's, over a
 window the sender kept full. Then the sender aborts the connection (SO_LINGER 0): a large send
 buffer would otherwise keep delivering into the next transfer for as long as it takes to drain.
+
+With ``block_bytes`` the data is a stream of blocks written back to back, as the simulator's
+``blocks`` application writes them (NSDI 2012 §5): a block's latency runs from the send call
+that took its first byte to the read that completed it at the server, the server's time
+brought to this host's clock with the offset taken at the start (see :mod:`.wire`).
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as dt
 import selectors
 import socket
 import struct
 import time
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from mptcplab.backends.perf import sockets, wire
 from mptcplab.backends.perf.sockets import PerfError, Transport
 
 WRITE_CHUNK = 64 * 1024
+READ_CHUNK = 64 * 1024
 CONNECT_TIMEOUT_S = 10.0
 #: How long past ``duration_s`` the answer may take (the server's window opens one trip late).
 ANSWER_TIMEOUT_S = 30.0
@@ -70,6 +80,7 @@ def transfer(
     bind: str | None = None,
     congestion: str | None = None,
     sndbuf_bytes: int | None = None,
+    block_bytes: int | None = None,
 ) -> dict[str, Any]:
     """Send to ``server`` for ``duration_s``; return the record of the transfer.
 
@@ -78,6 +89,8 @@ def transfer(
     that matters is the server's (``mptcplab perf server --rcvbuf``)."""
     if not duration_s > 0:
         raise ValueError(f"duration_s: expected a positive number of seconds, got {duration_s}")
+    if block_bytes is not None and not 0 < block_bytes <= wire.MAX_BLOCK_BYTES:
+        raise ValueError(f"block_bytes: expected bytes in [1, {wire.MAX_BLOCK_BYTES}]")
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     sock = _connect(
         server,
@@ -91,10 +104,12 @@ def transfer(
     with sock:
         local, remote = sock.getsockname()[0], sock.getpeername()[0]
         try:
-            sent, most_subflows, answer = _send_until_answered(sock, duration_s)
+            offset_ns, uncertainty_ns = _handshake(sock, duration_s, block_bytes)
+            sent = _send_until_answered(sock, duration_s, block_bytes)
         except (OSError, wire.WireError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc) or "timed out"
             raise PerfError(f"transfer to [{remote}]:{port} failed: {reason}") from None
+        answer = sent.answer
         record: dict[str, Any] = {
             "host": socket.gethostname(),
             "started": started,
@@ -107,24 +122,68 @@ def transfer(
             "port": port,
             "duration_s": duration_s,
             "mptcp": sockets.is_mptcp(sock),
-            "subflows": most_subflows,
+            "subflows": sent.most_subflows,
             "congestion": sockets.congestion(sock),
             "sndbuf_bytes": sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF),
-            "bytes_sent": sent,
+            "bytes_sent": sent.bytes,
         }
         _abort(sock)
+    if block_bytes is not None:
+        latencies = block_latencies_ms(
+            answer.pop("block_done_ns"), answer.pop("first_byte_ns") - offset_ns, sent, block_bytes
+        )
+        record |= {
+            "block_bytes": block_bytes,
+            "clock_offset_ns": offset_ns,
+            "clock_uncertainty_ns": uncertainty_ns,
+            "latency_ms": latency_summary(latencies),
+            "block_latencies_ms": latencies,
+        }
     return record | answer
 
 
-def _send_until_answered(
-    sock: socket.socket, duration_s: float
-) -> tuple[int, int | None, dict[str, Any]]:
-    """Bytes written, most subflows seen, and the server's answer."""
-    sock.sendall(wire.hello(duration_s))
+def _handshake(sock: socket.socket, duration_s: float, block_bytes: int | None) -> tuple[int, int]:
+    """Send the hello and read the server's clock as many times as it says; return (server
+    clock − ours, the bound on that offset's error), both 0 when the server shares this host's
+    clock."""
+    samples = []
+    reply = b""
+    same_clock = False
+    for round_ in range(wire.sync_rounds(block_bytes)):
+        before = time.monotonic_ns()
+        sock.sendall(wire.hello(duration_s, block_bytes) if round_ == 0 else wire.SYNC)
+        while (found := wire.split_line(reply)) is None:
+            chunk = sock.recv(wire.MAX_LINE)
+            if not chunk:
+                raise wire.WireError("the server closed the connection before it was ready")
+            reply += chunk
+        after = time.monotonic_ns()
+        line, reply = found
+        server_ns, boot = wire.parse_clock(line)
+        same_clock = bool(boot) and boot == wire.boot_id()
+        samples.append((after - before, server_ns - (before + after) // 2))
+    if same_clock:
+        return 0, 0
+    trip, offset = min(samples)
+    return offset, trip // 2
+
+
+@dataclass
+class Sent:
+    """What the sender did: bytes written, most subflows seen, the server's answer, and for
+    blocks, each send call that wrote something: the stream offset it started at and when."""
+
+    bytes: int = 0
+    most_subflows: int | None = None
+    answer: dict[str, Any] = field(default_factory=dict)
+    call_offsets: list[int] = field(default_factory=list)
+    call_ns: list[int] = field(default_factory=list)
+
+
+def _send_until_answered(sock: socket.socket, duration_s: float, block_bytes: int | None) -> Sent:
     sock.setblocking(False)
     data = memoryview(bytes(WRITE_CHUNK))
-    sent = 0
-    most_subflows = sockets.subflows(sock)
+    sent = Sent(most_subflows=sockets.subflows(sock))
     reply = b""
     now = time.monotonic()
     give_up, next_look = now + duration_s + ANSWER_TIMEOUT_S, now + 1.0
@@ -133,23 +192,57 @@ def _send_until_answered(
         while True:
             for _, events in selector.select(timeout=1.0):
                 if events & selectors.EVENT_READ:
-                    chunk = sock.recv(wire.MAX_LINE)
+                    chunk = sock.recv(READ_CHUNK)
                     if not chunk:
                         raise wire.WireError("the server closed the connection without answering")
                     reply += chunk
-                    if (found := wire.split_line(reply)) is not None:
-                        return sent, most_subflows, wire.parse_answer(found[0])
+                    # The answer lists every block: no bound on its length.
+                    if (found := wire.split_line(reply, limit=None)) is not None:
+                        sent.answer = wire.parse_answer(found[0])
+                        return sent
                 if events & selectors.EVENT_WRITE:
+                    at = time.monotonic_ns()
                     with contextlib.suppress(BlockingIOError):
-                        sent += sock.send(data)
+                        n = sock.send(data)
+                        if block_bytes is not None and n:
+                            sent.call_offsets.append(sent.bytes)
+                            sent.call_ns.append(at)
+                        sent.bytes += n
             now = time.monotonic()
             if now >= next_look:
                 next_look = now + 1.0
                 now_subflows = sockets.subflows(sock)
                 if now_subflows is not None:
-                    most_subflows = max(most_subflows or 0, now_subflows)
+                    sent.most_subflows = max(sent.most_subflows or 0, now_subflows)
             if now >= give_up:
                 raise TimeoutError("no answer from the server")
+
+
+def block_latencies_ms(
+    done_ns: list[int], first_byte_ns: int, sent: Sent, block_bytes: int
+) -> list[float]:
+    """Latency of each completed block: ``done_ns`` are the server's completion times after
+    its first data byte, ``first_byte_ns`` that byte's time on this host's clock."""
+    latencies = []
+    for k, done in enumerate(done_ns):
+        call = bisect.bisect_right(sent.call_offsets, k * block_bytes) - 1
+        latencies.append(round((first_byte_ns + done - sent.call_ns[call]) / 1e6, 3))
+    return latencies
+
+
+def latency_summary(latencies: list[float]) -> dict[str, float | int]:
+    if not latencies:
+        return {"blocks": 0}
+    values = np.asarray(latencies)
+    p50, p90, p99 = np.percentile(values, [50, 90, 99])
+    return {
+        "blocks": int(values.size),
+        "mean": float(values.mean()),
+        "p50": float(p50),
+        "p90": float(p90),
+        "p99": float(p99),
+        "max": float(values.max()),
+    }
 
 
 def _abort(sock: socket.socket) -> None:

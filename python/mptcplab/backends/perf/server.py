@@ -26,55 +26,76 @@ DRAIN_TIMEOUT_S = 10.0
 _POLL_S = 0.2
 
 
-def receive(conn: socket.socket) -> dict[str, Any]:
-    """Read one transfer for the time its hello asks, from the first byte read; return the
-    answer for the client."""
+def receive(conn: socket.socket, clock_id: str) -> dict[str, Any]:
+    """Read one transfer for the time its hello asks, from the first data byte read; return
+    the answer for the client. ``clock_id`` names this host's CLOCK_MONOTONIC (its boot id)."""
     conn.settimeout(IDLE_TIMEOUT_S)
     buffer = bytearray(READ_CHUNK)
     view = memoryview(buffer)
     head = b""
-    first: float | None = None
     while (found := wire.split_line(head)) is None:
         n = conn.recv_into(view)
         if n == 0:
             raise wire.WireError("the client closed before its hello")
-        first = first if first is not None else time.monotonic()
         head += bytes(view[:n])
-    assert first is not None
-    line, rest = found
-    end = first + float(wire.parse_hello(line)["duration_s"])
-    received = len(rest)
-    last = time.monotonic()
+    line, early = found
+    hello = wire.parse_hello(line)
+    block: int | None = hello.get("block_bytes")
+    conn.sendall(wire.clock(time.monotonic_ns(), clock_id))
+    for _ in range(hello["sync_rounds"] - 1):
+        while len(early) < len(wire.SYNC):
+            n = conn.recv_into(view, len(wire.SYNC) - len(early))
+            if n == 0:
+                raise wire.WireError("the client closed while reading clocks")
+            early += bytes(view[:n])
+        if early != wire.SYNC:
+            raise wire.WireError("the client sent data before the clocks were read")
+        conn.sendall(wire.clock(time.monotonic_ns(), clock_id))
+        early = b""
+    if early:
+        raise wire.WireError("the client sent data before the clocks were read")
+    n = conn.recv_into(view)
+    first_ns = time.monotonic_ns()
+    end_ns = first_ns + int(float(hello["duration_s"]) * 1e9)
+    received, last_ns = n, first_ns
+    # When each block had been read in full, in ns after the first data byte.
+    done_ns: list[int] = []
+    next_block = block or 0
     most_subflows = sockets.subflows(conn)
-    next_look = last + 1.0
-    while last < end:
+    next_look = first_ns + 1_000_000_000
+    while n and last_ns < end_ns:
+        if block is not None:
+            while received >= next_block:
+                done_ns.append(last_ns - first_ns)
+                next_block += block
         n = conn.recv_into(view)
-        if n == 0:  # the client stopped early
-            break
         received += n
-        last = time.monotonic()
-        if last >= next_look:  # subflows come and go: keep the most seen
-            next_look = last + 1.0
+        last_ns = time.monotonic_ns()
+        if last_ns >= next_look:  # subflows come and go: keep the most seen
+            next_look = last_ns + 1_000_000_000
             now_subflows = sockets.subflows(conn)
             if now_subflows is not None:
                 most_subflows = max(most_subflows or 0, now_subflows)
-    seconds = last - first
-    return {
+    seconds = (last_ns - first_ns) / 1e9
+    answer = {
         "bytes_received": received,
         "receive_s": seconds,
         "goodput_mbps": received * 8 / seconds / 1e6 if seconds > 0 else 0.0,
-        "complete": last >= end,
+        "complete": last_ns >= end_ns,
         "server_mptcp": sockets.is_mptcp(conn),
         "server_subflows": most_subflows,
         "server_rcvbuf_bytes": conn.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
     }
+    if block is not None:
+        answer |= {"first_byte_ns": first_ns, "block_done_ns": done_ns}
+    return answer
 
 
-def serve_connection(conn: socket.socket) -> dict[str, Any]:
+def serve_connection(conn: socket.socket, clock_id: str | None = None) -> dict[str, Any]:
     """Measure one transfer, answer it, and wait for the client to let go; returns the answer
     (``{"error": ...}`` when the transfer failed)."""
     try:
-        answer = receive(conn)
+        answer = receive(conn, wire.boot_id() if clock_id is None else clock_id)
     except (OSError, wire.WireError) as exc:
         answer = {"error": str(exc) or type(exc).__name__}
     with contextlib.suppress(OSError):
@@ -95,7 +116,9 @@ def _drain(conn: socket.socket) -> None:
 
 class PerfServer:
     """Listen on ``host``:``port`` (``port`` 0: any free port, see :attr:`port`) until
-    :meth:`shutdown`; ``on_transfer`` is called with each answer (and the peer's address)."""
+    :meth:`shutdown`; ``on_transfer`` is called with each answer (and the peer's address).
+    ``clock_id`` names the clock the server reports (default: this host's boot id; a test
+    gives another to play a server on a host of its own)."""
 
     def __init__(
         self,
@@ -103,6 +126,7 @@ class PerfServer:
         port: int = wire.DEFAULT_PORT,
         *,
         rcvbuf_bytes: int | None = None,
+        clock_id: str | None = None,
         on_transfer: Callable[[tuple, dict[str, Any]], None] | None = None,
     ) -> None:
         family = sockets.family_of(host)
@@ -128,6 +152,7 @@ class PerfServer:
         self.host = host
         self.port = int(self._listener.getsockname()[1])
         self._on_transfer = on_transfer
+        self._clock_id = wire.boot_id() if clock_id is None else clock_id
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -148,7 +173,7 @@ class PerfServer:
 
     def _serve(self, conn: socket.socket, peer: tuple) -> None:
         with conn:
-            answer = serve_connection(conn)
+            answer = serve_connection(conn, self._clock_id)
         if self._on_transfer is not None:
             self._on_transfer(peer, answer)
 

@@ -35,8 +35,12 @@ PORT = 5301
 WINDOW_SLACK = 1.01
 
 
+ENV = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
+
+
 @contextlib.contextmanager
 def two_path_hosts() -> Iterator[Group]:
+    """A client host with two paths to a server host running ``mptcplab perf server``."""
     ok, reason = emu.available()
     if not ok:
         pytest.skip(f"emulator unavailable: {reason}")
@@ -48,9 +52,32 @@ def two_path_hosts() -> Iterator[Group]:
     run = Run(Scenario.model_validate({"duration_s": 1.0, "links": links, "flows": [flow]}))
     try:
         run.build()
-        yield run.plan.groups[0]
+        hosts = run.plan.groups[0]
+        server = subprocess.Popen(
+            _in(hosts.server_ns, "server", "--bind", "0.0.0.0", "--port", str(PORT)),
+            stdout=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
+        try:
+            assert server.stdout is not None
+            assert "listening on [0.0.0.0]:5301, MPTCP and TCP" in server.stdout.readline()
+            yield hosts
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
     finally:
         run.teardown()
+
+
+def _client(hosts: Group, command: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _in(hosts.client_ns, command, hosts.server_iface.address, *args),
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+    )
 
 
 def _in(namespace: str, *args: str) -> list[str]:
@@ -59,32 +86,10 @@ def _in(namespace: str, *args: str) -> list[str]:
 
 def test_tcp_gets_its_path_and_mptcp_both(tmp_path: Path) -> None:
     records = tmp_path / "records.jsonl"
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
     with two_path_hosts() as hosts:
-        server = subprocess.Popen(
-            _in(hosts.server_ns, "server", "--bind", "0.0.0.0", "--port", str(PORT)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        try:
-            assert server.stdout is not None
-            assert "listening on [0.0.0.0]:5301, MPTCP and TCP" in server.stdout.readline()
-            fast, slow = (i.address for i in hosts.client_ifaces)
-            series = ["-s", fast, "-s", slow, "-n", "1", "-t", "4", "-p", str(PORT)]
-            gain = subprocess.run(
-                _in(
-                    hosts.client_ns, "gain", hosts.server_iface.address, *series, "-o", str(records)
-                ),
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=120,
-            )
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+        fast, slow = (i.address for i in hosts.client_ifaces)
+        series = ["-s", fast, "-s", slow, "-n", "1", "-t", "4", "-p", str(PORT)]
+        gain = _client(hosts, "gain", *series, "-o", str(records))
     assert gain.returncode == 0, gain.stderr
     by_kind = {(r["transport"], r["bind"]): r for r in read_records(records)}
     for address, link in ((fast, "fast"), (slow, "slow")):
@@ -102,33 +107,14 @@ def test_tcp_gets_its_path_and_mptcp_both(tmp_path: Path) -> None:
     assert matrix.loc[slow, "log_gain"] > matrix.loc[fast, "log_gain"] > 0.2
 
 
-def test_no_block_arrives_sooner_than_the_path_allows(tmp_path: Path) -> None:
+def test_no_block_arrives_sooner_than_the_path_allows() -> None:
     """The first block crosses an idle path: its latency is the one-way delay plus its bytes'
     serialisation at the link rate, the least any block can take."""
     block = 8192
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
     with two_path_hosts() as hosts:
-        server = subprocess.Popen(
-            _in(hosts.server_ns, "server", "--bind", "0.0.0.0", "--port", str(PORT)),
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        try:
-            assert server.stdout is not None
-            server.stdout.readline()
-            args = ["-T", "tcp", "-B", hosts.client_ifaces[0].address, "-p", str(PORT)]
-            args += ["-t", "2", "--blocks", str(block), "--sndbuf", "65536", "--json"]
-            client = subprocess.run(
-                _in(hosts.client_ns, "client", hosts.server_iface.address, *args),
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=60,
-            )
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+        args = ["-T", "tcp", "-B", hosts.client_ifaces[0].address, "-p", str(PORT)]
+        args += ["-t", "2", "--blocks", str(block), "--sndbuf", "65536", "--json"]
+        client = _client(hosts, "client", *args)
     assert client.returncode == 0, client.stderr
     record = json.loads(client.stdout)
     assert record["clock_uncertainty_ns"] == 0  # namespaces of one host share its clock

@@ -73,3 +73,32 @@ def test_matrix_names_a_missing_or_foreign_file(tmp_path: Path) -> None:
     foreign.write_text('{"a": 1}\n')
     out = mptcplab("matrix", str(foreign))
     assert out.returncode == 2 and "x.jsonl:1: not a mptcplab perf record" in out.stderr
+
+
+def test_gain_from_a_mesh_names_this_host_in_its_records(
+    perf_server: PerfServer, tmp_path: Path
+) -> None:
+    mesh = tmp_path / "mesh.toml"
+    mesh.write_text(
+        '[[hosts]]\nname = "here"\naddresses = ["127.0.0.1"]\n\n'
+        '[[hosts]]\nname = "there"\naddresses = ["127.0.0.2"]\n'
+    )
+    records = tmp_path / "r.jsonl"
+    series = ["--mesh", str(mesh), "-n", "1", "-t", "0.2", "-p", str(perf_server.port)]
+    out = mptcplab("gain", *series, "-o", str(records))
+    # Both hosts' addresses are on this machine (127.0.0.0/8): it must be told which it is.
+    assert out.returncode == 2 and "which host is this?" in out.stderr
+    out = mptcplab("gain", *series, "--host", "here", "-o", str(records))
+    assert out.returncode == 0, out.stderr
+    made = [json.loads(line) for line in records.read_text().splitlines()]
+    assert [(r["host"], r["transport"], r["bind"], r["server"]) for r in made] == [
+        ("here", "tcp", "127.0.0.1", "127.0.0.2"),
+        ("here", "mptcp", "*", "127.0.0.2"),
+    ]
+
+
+def test_gain_wants_destinations_or_a_mesh_not_both(tmp_path: Path) -> None:
+    out = mptcplab("gain", "-o", str(tmp_path / "r.jsonl"))
+    assert out.returncode == 2 and "give the destinations (perf servers), or a --mesh" in out.stderr
+    out = mptcplab("gain", "127.0.0.1", "--mesh", str(tmp_path / "m.toml"))
+    assert out.returncode == 2 and "not both" in out.stderr

@@ -196,8 +196,9 @@ def _series_progress(console: Console) -> Progress:
 @perf_app.command("gain")
 def gain_command(
     destinations: Annotated[
-        list[str], typer.Argument(help="Perf servers: one address per destination endpoint.")
-    ],
+        list[str] | None,
+        typer.Argument(help="Perf servers: one address per destination endpoint."),
+    ] = None,
     source: Annotated[
         list[str] | None,
         typer.Option(
@@ -214,15 +215,42 @@ def gain_command(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="JSON-lines file the records are added to.")
     ] = Path("perf-records.jsonl"),
+    mesh: Annotated[
+        Path | None,
+        typer.Option(
+            "--mesh", help="A mesh file: sources and destinations from its hosts' addresses."
+        ),
+    ] = None,
+    host: Annotated[
+        str | None,
+        typer.Option("--host", help="This host's name in --mesh (else: found by its addresses)."),
+    ] = None,
 ) -> None:
     """TCP from each --source and unbound MPTCP to each destination, --runs times in turn.
+
+    With --mesh, the sources are this host's addresses and the destinations every address of
+    the other hosts, so that each host of a NorNet-style measurement runs the same command.
 
     Defaults as the NorNet Core study: 30 s transfers, a 16 MiB send buffer, 20 runs (start
     the servers with --rcvbuf 16777216 for its receive buffer). Records already in --out
     count, so a killed series resumes. Ends with this host's rows of the gain matrix."""
     from mptcplab.backends.perf import gain
+    from mptcplab.errors import UserError
 
     family = _family(ipv4, ipv6)
+    label = None
+    if mesh is not None:
+        from mptcplab.backends.perf.mesh import load_mesh, this_host
+
+        if destinations or source:
+            raise UserError("give destinations and --source, or --mesh, not both")
+        layout = load_mesh(mesh)
+        me = this_host(layout, host)
+        destinations, source, label = layout.destinations_from(me), me.addresses, me.name
+    elif host is not None:
+        raise UserError("--host names this host in a --mesh file; give --mesh too")
+    if not destinations:
+        raise UserError("give the destinations (perf servers), or a --mesh file")
     todo = gain.remaining(gain.plan(destinations, source or [], runs), gain.read_records(out))
     console = command_console()
     if not todo:
@@ -245,6 +273,7 @@ def gain_command(
                     family=family,
                     congestion=cc,
                     sndbuf_bytes=sndbuf,
+                    host=label,
                 ):
                     if "error" in record:
                         failed += 1

@@ -702,6 +702,11 @@ def _describe(error: Any, root: type[BaseModel]) -> Issue:
     }
     if kind in simple:
         return Issue(loc, f"{simple[kind]}, got {_show(value)}")
+    if kind in ("too_short", "too_long"):
+        bound = ctx.get("min_length" if kind == "too_short" else "max_length", "?")
+        items = "item" if bound == 1 else "items"
+        least = "at least" if kind == "too_short" else "at most"
+        return Issue(loc, f"expected {least} {bound} {items}, got {ctx.get('actual_length', '?')}")
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         sign = {
             "greater_than_equal": "≥",

@@ -11,6 +11,7 @@ counts as made: a rerun does not hide a path that keeps failing.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 from collections import Counter
@@ -38,15 +39,30 @@ class Transfer:
 
 
 def plan(destinations: Sequence[str], sources: Sequence[str], runs: int) -> list[Transfer]:
-    """``runs`` rounds; in each, per destination, TCP from every source then MPTCP. With no
-    source, one TCP transfer where the routing table sends it."""
+    """``runs`` rounds; in each, per destination, TCP from every source of its address family
+    then MPTCP. With no source, one TCP transfer where the routing table sends it."""
     binds: Sequence[str | None] = list(sources) or [None]
     one_round = [
         t
         for d in destinations
-        for t in [Transfer(d, "tcp", b) for b in binds] + [Transfer(d, "mptcp", None)]
+        for t in [Transfer(d, "tcp", b) for b in binds if _same_family(b, d)]
+        + [Transfer(d, "mptcp", None)]
     ]
     return one_round * runs
+
+
+def _family_of_literal(address: str) -> int | None:
+    try:
+        return ipaddress.ip_address(address).version
+    except ValueError:
+        return None  # a host name: either family
+
+
+def _same_family(source: str | None, destination: str) -> bool:
+    if source is None:
+        return True
+    a, b = _family_of_literal(source), _family_of_literal(destination)
+    return a is None or b is None or a == b
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -95,8 +111,10 @@ def run_series(
     family: socket.AddressFamily | None = None,
     congestion: str | None = None,
     sndbuf_bytes: int | None = None,
+    host: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Make each transfer of ``todo`` in order, appending its record to ``out``."""
+    """Make each transfer of ``todo`` in order, appending its record to ``out``; ``host``
+    names this host in the records (default: its host name)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     for t in todo:
         try:
@@ -121,6 +139,8 @@ def run_series(
                 "family": _family_number(family, t),
                 "error": str(exc),
             }
+        if host is not None:
+            record["host"] = host
         with out.open("a") as f:
             f.write(json.dumps(record) + "\n")
         yield record

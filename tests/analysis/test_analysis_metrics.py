@@ -233,7 +233,7 @@ def test_fair_share_ratios_need_every_flow_active_through_the_measurement() -> N
         assert RUN_METRICS[name].extract(report, scenario) is None
 
 
-def test_flow_entry_metrics_give_each_class_its_mean_user_goodput_and_fair_share() -> None:
+def test_flow_entry_metrics_give_each_class_its_user_and_group_goodput_and_fair_share() -> None:
     # The hand-made network above: A and B share link a (1 Mbit/s), B and two C users link b
     # (2 Mbit/s); max-min fair A = B = 0.5, each C 0.75 (wire rates).
     scenario = _chain_of_two_links()
@@ -243,6 +243,10 @@ def test_flow_entry_metrics_give_each_class_its_mean_user_goodput_and_fair_share
     share = FLOW_METRICS["fair_share_mbps"].extract
     assert user(report, scenario, "A") == pytest.approx(0.45)
     assert user(report, scenario, "C") == pytest.approx((0.9 + 0.3) / 2)
+    group = FLOW_METRICS["group_goodput_mbps"].extract
+    assert group(report, scenario, "C") == pytest.approx(0.9 + 0.3)
+    assert group(report, scenario, "A") == pytest.approx(0.45)
+    assert group(report, scenario, "nobody") is None
     assert share(report, scenario, "A") == pytest.approx(0.5 * PAYLOAD_FRACTION)
     assert share(report, scenario, "B") == pytest.approx(0.5 * PAYLOAD_FRACTION)
     assert share(report, scenario, "C") == pytest.approx(0.75 * PAYLOAD_FRACTION)

@@ -203,8 +203,9 @@ def test_the_scenario_c_campaign_spreads_n1_and_c1_around_the_drafts_points() ->
         # one-segment ssthresh floor.
         assert all(link["delay_ms"] == pytest.approx(55.0) for link in task.scenario["links"])
         multipath = next(f for f in task.scenario["flows"] if f["id"] == "multipath")
-        floor = 1 if multipath["cc"] == "olia" else 2
-        assert multipath["tcp"]["min_ssthresh_segments"] == floor
+        # The others keep their own floor (LIA Linux's 2, BALIA its 1).
+        floor = 1 if multipath["cc"] == "olia" else None
+        assert multipath.get("tcp", {}).get("min_ssthresh_segments") == floor
 
 
 # draft-khalili-mptcp-performance-issues-06 as spec §5.4 transcribes it: measured per-user
@@ -262,7 +263,44 @@ def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
                 assert 2 * sum(delays[hop] for hop in path) == pytest.approx(110.0)
         mptcp = [f for f in task.scenario["flows"] if f["protocol"] == "mptcp"]
         for flow in mptcp:
-            assert flow["tcp"]["min_ssthresh_segments"] == (1 if flow["cc"] == "olia" else 2)
+            floor = 1 if flow["cc"] == "olia" else None
+            assert flow.get("tcp", {}).get("min_ssthresh_segments") == floor
+
+
+# draft-walid-mptcp-congestion-control-04 §5.1 Table 1 as spec §2.6 transcribes it: aggregate
+# throughput of each group (Mbit/s), by (population, column): (type-1, type-2).
+BALIA_TABLE = {
+    ("N1=5", "single-path"): (9.47, 9.29),
+    ("N1=5", "lia"): (9.26, 7.55),
+    ("N1=5", "olia"): (9.25, 8.13),
+    ("N1=5", "balia"): (9.25, 8.32),
+    ("N1=15", "single-path"): (9.39, 9.29),
+    ("N1=15", "lia"): (8.96, 6.94),
+    ("N1=15", "olia"): (8.93, 7.41),
+    ("N1=15", "balia"): (9.02, 7.98),
+}
+
+
+def test_the_balia_campaign_carries_the_drafts_table_on_two_10_mbps_links() -> None:
+    campaign = load(CAMPAIGNS / "reproduce-balia-a.toml")
+    plan = build_plan(campaign, **BACKEND)
+    assert len(plan.unique_runs()) == len(BALIA_TABLE) * 5
+    published = {
+        (e.at["population"], e.at["type1"], e.metric): e.value for e in campaign.spec.published
+    }
+    assert published == {
+        (pop, col, f"group_goodput_mbps.{cls}"): values[i]
+        for (pop, col), values in BALIA_TABLE.items()
+        for i, cls in enumerate(("type1", "type2"))
+    }
+    for task in plan.tasks:
+        # C1 = C2 = 10 Mbit/s whatever N1; N2 = 5; BALIA with its own (Linux) ssthresh floor.
+        caps = {link["id"]: link["capacity_mbps"] for link in task.scenario["links"]}
+        counts = {flow["id"]: flow["count"] for flow in task.scenario["flows"]}
+        assert caps["server"] == pytest.approx(10.0) and caps["ap"] == pytest.approx(10.0)
+        assert counts["type2"] == 5 and counts["type1"] == int(task.row.variant["population"][3:])
+        for flow in task.scenario["flows"]:
+            assert "min_ssthresh_segments" not in flow.get("tcp", {})
 
 
 def test_the_latency_campaign_runs_the_papers_four_cases_over_the_receive_buffer() -> None:

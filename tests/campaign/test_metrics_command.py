@@ -27,6 +27,7 @@ def test_every_listed_metric_is_accepted_by_a_campaign_as_described(cli, write_c
     }
     assert [row["name"] for row in listed if row["flow_entry"]] == [
         "user_goodput_mbps.<flow>",
+        "group_goodput_mbps.<flow>",
         "fair_share_mbps.<flow>",
     ]
     for row in listed:

@@ -255,9 +255,6 @@ fn default_initial_window() -> u32 {
 fn default_abc_limit() -> u32 {
     2
 }
-fn default_min_ssthresh() -> u32 {
-    2
-}
 fn default_oretx_factor() -> f64 {
     4.0
 }
@@ -291,9 +288,11 @@ pub struct TcpOptions {
     /// aggregates (spec §2.8 c). Default true.
     #[serde(default = "default_true")]
     pub recovery_uses_ssthresh: bool,
-    /// Minimum ssthresh in segments after a loss (spec §2.8 e). Default 2.
-    #[serde(default = "default_min_ssthresh")]
-    pub min_ssthresh_segments: u32,
+    /// Minimum ssthresh in segments after a loss (spec §2.8 e). Default: each congestion
+    /// control's own, 2 (Linux's Reno floor) except BALIA's coupled decrease, 1 (draft-walid §2
+    /// and Linux mptcp_balia.c).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ssthresh_segments: Option<u32>,
     /// Grow cwnd only while the subflow is cwnd-limited (spec §2.8 f). Default true.
     #[serde(default = "default_true")]
     pub cwnd_limited_gate: bool,
@@ -319,7 +318,7 @@ impl Default for TcpOptions {
             abc_limit: default_abc_limit(),
             count_mode: CountMode::default(),
             recovery_uses_ssthresh: true,
-            min_ssthresh_segments: default_min_ssthresh(),
+            min_ssthresh_segments: None,
             cwnd_limited_gate: true,
             oretx_rtt_factor: default_oretx_factor(),
             oretx_small_cwnd: default_oretx_small_cwnd(),
@@ -564,7 +563,7 @@ impl Scenario {
             if t.abc_limit == 0 {
                 return Err(err(f("tcp.abc_limit"), "expected ≥ 1"));
             }
-            if t.min_ssthresh_segments == 0 {
+            if t.min_ssthresh_segments == Some(0) {
                 return Err(err(f("tcp.min_ssthresh_segments"), "expected ≥ 1"));
             }
             positive(t.oretx_rtt_factor, f("tcp.oretx_rtt_factor"), "a factor")?;

@@ -401,9 +401,18 @@ REFERENCE_METRICS: dict[str, MetricInfo] = {
 FLOW_PLACEHOLDER = "<flow>"
 
 
+def _entry_goodputs(report: Report, flow: str) -> list[float]:
+    return [float(f["goodput_mbps"]) for f in report["flows"] if _base_id(f["id"]) == flow]
+
+
 def _user_goodput(report: Report, scenario: Scenario, flow: str) -> float | None:
-    goodputs = [float(f["goodput_mbps"]) for f in report["flows"] if _base_id(f["id"]) == flow]
+    goodputs = _entry_goodputs(report, flow)
     return sum(goodputs) / len(goodputs) if goodputs else None
+
+
+def _group_goodput(report: Report, scenario: Scenario, flow: str) -> float | None:
+    goodputs = _entry_goodputs(report, flow)
+    return sum(goodputs) if goodputs else None
 
 
 def _user_fair_share(report: Report, scenario: Scenario, flow: str) -> float | None:
@@ -438,6 +447,15 @@ FLOW_METRICS: dict[str, FlowMetric] = {
                 "Mbit/s",
             ),
             _user_goodput,
+        ),
+        FlowMetric(
+            "group_goodput_mbps",
+            MetricInfo(
+                f"group_goodput_mbps.{FLOW_PLACEHOLDER}",
+                f"goodput of all the users of flow entry {FLOW_PLACEHOLDER} together",
+                "Mbit/s",
+            ),
+            _group_goodput,
         ),
         FlowMetric(
             "fair_share_mbps",

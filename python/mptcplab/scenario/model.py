@@ -248,8 +248,10 @@ class TcpOptions(_Model):
     """Coupled-CC increment counting (spec §2.8 a): ``per_ack`` or ``per_segment``."""
     recovery_uses_ssthresh: bool = True
     """Coupled aggregates use ssthresh for subflows in fast recovery (spec §2.8 c). Default true."""
-    min_ssthresh_segments: U32 = 2
-    """Minimum ssthresh after a loss, segments (spec §2.8 e). Default 2."""
+    min_ssthresh_segments: U32 | None = None
+    """Minimum ssthresh after a loss, segments (spec §2.8 e). Default: each congestion
+    control's own, 2 (Linux's Reno floor) except BALIA's coupled decrease, 1 (draft-walid §2 and
+    Linux mptcp_balia.c)."""
     cwnd_limited_gate: bool = True
     """Grow cwnd only while the subflow is cwnd-limited (spec §2.8 f). Default true."""
     oretx_rtt_factor: float = 4.0
@@ -268,7 +270,7 @@ class TcpOptions(_Model):
         if self.abc_limit == 0:
             raise _invalid("abc_limit", "expected ≥ 1")
         if self.min_ssthresh_segments == 0:
-            raise _invalid("min_ssthresh_segments", "expected ≥ 1")
+            raise _invalid("min_ssthresh_segments", "expected ≥ 1")  # None: the default
         _positive(self.oretx_rtt_factor, "oretx_rtt_factor", "a factor")
         return self
 

@@ -15,8 +15,9 @@
 //! where `counted` is [`CcParams::counted_bytes`] (one MSS per ACK, or the bytes it covers).
 //! The decrease is taken from the flight size, as Reno's in this crate (RFC 5681 FlightSize):
 //! ssthresh = max(F − (F/2)·min(α_r, 1.5), floor), which is exactly Reno's max(F/2, floor) for
-//! the fastest path (α = 1). The floor is [`CcParams::min_ssthresh`] (the draft says 1 MSS with
-//! several paths, Linux keeps 2; spec §8 item 3). α_r is computed from the windows at the time
+//! the fastest path (α = 1). The floor is one segment, as the draft (§2: 1 MSS with several
+//! paths) and Linux's mptcp_balia.c (`max(snd_cwnd − md, 1)`) both have it, unless the scenario
+//! sets [`CcParams::min_ssthresh`]; with one path it is Reno's. α_r is computed from the windows at the time
 //! of the call. Aggregates cover only subflows that [`SubflowView::participates`]; a subflow in
 //! fast recovery counts with its ssthresh when the option asks for it. With one participating
 //! subflow α = 1, the increase is MSS·counted/W (Reno's) and the result is computed with
@@ -105,7 +106,12 @@ impl CongestionControl for Balia {
             None => self.params.halved_window(v),
             Some(x) => {
                 let decrease = v.cwnd / 2.0 * x.alpha().min(1.5);
-                (v.cwnd - decrease).max(self.params.min_ssthresh)
+                let floor = if self.params.min_ssthresh_given {
+                    self.params.min_ssthresh
+                } else {
+                    self.params.mss
+                };
+                (v.cwnd - decrease).max(floor)
             }
         }
     }
@@ -203,6 +209,21 @@ mod tests {
         assert_eq!(balia.ssthresh_after_loss(1, &vs, SimTime::ZERO), MSS);
         let mut balia = Balia::new(params(CountMode::PerAck, 2.0), 2);
         assert_eq!(balia.ssthresh_after_loss(1, &vs, SimTime::ZERO), 2.0 * MSS);
+    }
+
+    #[test]
+    fn unless_the_scenario_sets_one_the_floor_is_one_segment_as_linux_balia() {
+        // 3 − 1.5·1.5 = 0.75 segments: below both floors.
+        let vs = views(&[30.0, 3.0], &[0.1, 0.1]);
+        let unset = CcParams {
+            min_ssthresh_given: false,
+            ..params(CountMode::PerAck, 2.0)
+        };
+        let mut balia = Balia::new(unset, 2);
+        assert_eq!(balia.ssthresh_after_loss(1, &vs, SimTime::ZERO), MSS);
+        // With one path BALIA is Reno, whose floor stays Linux's two segments.
+        let one = views(&[3.0], &[0.1]);
+        assert_eq!(balia.ssthresh_after_loss(0, &one, SimTime::ZERO), 2.0 * MSS);
     }
 
     #[test]

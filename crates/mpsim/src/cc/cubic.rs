@@ -242,6 +242,7 @@ mod tests {
             count_mode: CountMode::PerAck,
             recovery_uses_ssthresh: true,
             min_ssthresh: 2.0 * MSS,
+            min_ssthresh_given: false,
             hystart: false,
         }
     }

@@ -52,6 +52,9 @@ impl SubflowView {
     }
 }
 
+/// Linux's ssthresh floor for Reno, CUBIC, LIA and OLIA (`tcp_reno_ssthresh`: at least 2).
+pub const LINUX_MIN_SSTHRESH_SEGMENTS: u32 = 2;
+
 /// Options every congestion control reads; derived from the flow's [`TcpOptions`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcParams {
@@ -59,8 +62,12 @@ pub struct CcParams {
     pub count_mode: CountMode,
     /// Use ssthresh for subflows in recovery in aggregates (spec §2.8 c).
     pub recovery_uses_ssthresh: bool,
-    /// Floor of ssthresh after a loss, bytes (spec §2.8 e).
+    /// Floor of ssthresh after a loss, bytes (spec §2.8 e): the scenario's, else Linux's Reno
+    /// floor of two segments.
     pub min_ssthresh: f64,
+    /// Whether the scenario gave that floor; if not, a control whose source sets another one
+    /// (BALIA: one segment) uses its own.
+    pub min_ssthresh_given: bool,
     /// CUBIC's HyStart slow-start exit (Linux default).
     pub hystart: bool,
 }
@@ -71,7 +78,11 @@ impl CcParams {
             mss: MSS_BYTES as f64,
             count_mode: o.count_mode,
             recovery_uses_ssthresh: o.recovery_uses_ssthresh,
-            min_ssthresh: o.min_ssthresh_segments as f64 * MSS_BYTES as f64,
+            min_ssthresh: f64::from(
+                o.min_ssthresh_segments
+                    .unwrap_or(LINUX_MIN_SSTHRESH_SEGMENTS),
+            ) * MSS_BYTES as f64,
+            min_ssthresh_given: o.min_ssthresh_segments.is_some(),
             hystart: o.hystart,
         }
     }

@@ -11,6 +11,7 @@ pub fn params(count_mode: CountMode, min_ssthresh_segments: f64) -> CcParams {
         count_mode,
         recovery_uses_ssthresh: true,
         min_ssthresh: min_ssthresh_segments * MSS,
+        min_ssthresh_given: true,
         hystart: false,
     }
 }

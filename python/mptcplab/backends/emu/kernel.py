@@ -279,7 +279,7 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
         if cc not in COUPLED:
             for name, plain in _COUPLED_SWITCHES:
                 value = _tcp_option(flow, name)
-                if value != plain and _explicit(flow, name):
+                if value is not None and value != plain and _explicit(flow, name):
                     raise _refuse(
                         i,
                         name,
@@ -308,7 +308,9 @@ def _coupled_options(scenario: Scenario) -> dict[str, Any] | None:
         opts = {
             "count_per_segment": flow.tcp.count_mode == "per_segment",
             "ssthresh_in_recovery": flow.tcp.recovery_uses_ssthresh,
-            "olia_min_ssthresh": flow.tcp.min_ssthresh_segments,
+            # Unset: Linux OLIA's floor of 2 (the kernel's BALIA keeps its own 1, as the
+            # simulator's does).
+            "olia_min_ssthresh": flow.tcp.min_ssthresh_segments or 2,
         }
         if opts["olia_min_ssthresh"] not in (1, 2):
             raise _refuse(

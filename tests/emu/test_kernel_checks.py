@@ -91,6 +91,17 @@ def test_simulator_switches_set_explicitly_are_refused() -> None:
     assert err.field == "flows[0].tcp.count_mode"
 
 
+def test_a_balia_floor_the_kernels_balia_does_not_have_is_refused() -> None:
+    info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
+    err = refusal(scenario(cc="balia", scheduler="linger", tcp={"min_ssthresh_segments": 2}), info)
+    assert err.field == "flows[0].tcp.min_ssthresh_segments"
+    assert "floors ssthresh at one segment" in str(err) and "mptcplab sim" in str(err)
+    for floor in (None, 1):
+        kernel.check(
+            scenario(cc="balia", scheduler="linger", tcp={"min_ssthresh_segments": floor}), info
+        )
+
+
 def test_what_the_kernel_does_itself_is_accepted_explicitly() -> None:
     notes = kernel.check(
         scenario(cc="reno", scheduler="linger", penalization="off", opportunistic_retransmit=False),

@@ -286,6 +286,14 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                         f"{value!r} only applies to the coupled congestion controls "
                         f"(lia, olia, balia); the kernel's {cc} behaves as {plain!r}",
                     )
+        floor = flow.tcp.min_ssthresh_segments
+        if cc == "balia" and floor not in (None, 1):
+            raise _refuse(
+                i,
+                "tcp.min_ssthresh_segments",
+                f"{floor} cannot be emulated: the kernel's BALIA floors ssthresh at one segment "
+                "(as Linux mptcp_balia.c): leave it unset " + SIMULATOR_HINT,
+            )
         for name in ("rcvbuf_bytes", "sndbuf_bytes", "rcvbuf_max_bytes", "sndbuf_max_bytes"):
             v = getattr(flow, name)
             if v is not None and v > 2**30:

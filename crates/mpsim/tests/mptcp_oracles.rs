@@ -119,13 +119,23 @@ fn balia_fixed_point(p: [f64; 2], rtt: [f64; 2]) -> [f64; 2] {
     x
 }
 
-fn disjoint_loss_run(cc: &str, p: [f64; 2], rtt_s: f64, seed: u64) -> (f64, f64) {
+fn disjoint_loss_run(
+    cc: &str,
+    p: [f64; 2],
+    rtt_s: f64,
+    seed: u64,
+    min_ssthresh_segments: Option<u32>,
+) -> (f64, f64) {
+    let mut tcp = json!({});
+    if let Some(floor) = min_ssthresh_segments {
+        tcp["min_ssthresh_segments"] = json!(floor);
+    }
     let r = run(json!({
         "duration_s": 300.0, "warmup_s": 20.0, "seed": seed,
         "links": [{"id": "a", "capacity_mbps": 100.0, "delay_ms": rtt_s * 500.0, "loss": p[0], "queue": {"kind": "droptail", "packets": 100000}},
                   {"id": "b", "capacity_mbps": 100.0, "delay_ms": rtt_s * 500.0, "loss": p[1], "queue": {"kind": "droptail", "packets": 100000}}],
         "flows": [{"id": "m", "protocol": "mptcp", "cc": cc, "paths": [["a"], ["b"]], "rcvbuf_bytes": 64_000_000, "sndbuf_bytes": 64_000_000,
-                   "penalization": "off", "opportunistic_retransmit": false}]
+                   "penalization": "off", "opportunistic_retransmit": false, "tcp": tcp}]
     }));
     let f = flow(&r, "m");
     let seg_rate = |mbps: f64| mbps * 1e6 / 8.0 / MSS;
@@ -138,7 +148,9 @@ fn disjoint_loss_run(cc: &str, p: [f64; 2], rtt_s: f64, seed: u64) -> (f64, f64)
 /// With 1 % loss on one path and 0.1 % on the other (equal RTTs of 100 ms), the coupled
 /// algorithms move traffic to the cleaner path, close to their fluid fixed points (±20 %).
 /// The packet model sits below the fluid one by the ratio of the Mathis constant √1.5 to the
-/// fluid √2 (0.866), so the oracles are scaled by it.
+/// fluid √2 (0.866), so the oracles are scaled by it. The fluid model has no ssthresh floor,
+/// and the lossy path's window (about 3.6 segments) meets one, so the three controls are
+/// compared with one floor, Linux's Reno floor of two segments.
 #[test]
 fn coupled_algorithms_shift_traffic_to_the_cleaner_path() {
     let p = [0.01, 0.001];
@@ -153,7 +165,7 @@ fn coupled_algorithms_shift_traffic_to_the_cleaner_path() {
     for cc in ["lia", "olia", "balia"] {
         let (mut x0, mut x1) = (0.0, 0.0);
         for seed in 1..=2 {
-            let (a, b) = disjoint_loss_run(cc, p, rtt, seed);
+            let (a, b) = disjoint_loss_run(cc, p, rtt, seed, Some(2));
             x0 += a / 2.0;
             x1 += b / 2.0;
         }
@@ -206,6 +218,27 @@ fn coupled_algorithms_shift_traffic_to_the_cleaner_path() {
         }
     }
     println!("{}", lines.join("\n"));
+}
+
+/// BALIA's own floor is one segment (draft-walid §2, Linux mptcp_balia.c): on the lossy path,
+/// where the window meets the floor, it keeps less than with Reno's floor of two; the clean
+/// path, whose window never comes near either, is not what moves.
+#[test]
+fn balia_left_to_its_own_floor_keeps_less_on_a_lossy_path() {
+    let p = [0.01, 0.001];
+    let (mut own, mut reno_floor) = ((0.0, 0.0), (0.0, 0.0));
+    for seed in 1..=2 {
+        let a = disjoint_loss_run("balia", p, 0.1, seed, None);
+        let b = disjoint_loss_run("balia", p, 0.1, seed, Some(2));
+        own = (own.0 + a.0, own.1 + a.1);
+        reno_floor = (reno_floor.0 + b.0, reno_floor.1 + b.1);
+    }
+    assert!(
+        own.0 < 0.95 * reno_floor.0,
+        "lossy path: {} (own floor) vs {} (floor 2)",
+        own.0,
+        reno_floor.0
+    );
 }
 
 /// A connection with one subflow behaves exactly like Reno, whatever the coupled algorithm.

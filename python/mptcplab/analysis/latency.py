@@ -46,15 +46,26 @@ def block_latencies(store: Store, runs: pd.DataFrame) -> dict[str, np.ndarray]:
     return {v: np.concatenate(parts) for v, parts in pooled.items()}
 
 
+def latency_summary(values: np.ndarray) -> dict[str, float | int]:
+    """Blocks, mean, :data:`LATENCY_PERCENTILES` (``p50`` …) and maximum of some block
+    latencies (ms); only ``blocks`` when there are none."""
+    summary: dict[str, float | int] = {"blocks": int(values.size)}
+    if values.size:
+        summary["mean"] = float(values.mean())
+        for p, v in zip(
+            LATENCY_PERCENTILES, np.percentile(values, LATENCY_PERCENTILES), strict=True
+        ):
+            summary[f"p{p}"] = float(v)
+        summary["max"] = float(values.max())
+    return summary
+
+
 def latency_table(latencies: Mapping[str, np.ndarray]) -> pd.DataFrame:
     """Blocks, mean, percentiles and maximum of the pooled latencies of each variant (ms)."""
     rows = []
     for variant, values in latencies.items():
-        row: dict[str, object] = {"variant": variant, "blocks": int(values.size)}
-        if values.size:
-            row["mean ms"] = float(values.mean())
-            for p in LATENCY_PERCENTILES:
-                row[f"p{p} ms"] = float(np.percentile(values, p))
-            row["max ms"] = float(values.max())
+        summary = latency_summary(values)
+        row: dict[str, object] = {"variant": variant, "blocks": summary.pop("blocks")}
+        row |= {f"{name} ms": value for name, value in summary.items()}
         rows.append(row)
     return pd.DataFrame.from_records(rows)

@@ -150,7 +150,7 @@ def _published_section(runs: pd.DataFrame, campaign: _Campaign) -> str:
     return "".join(parts)
 
 
-def _latency_section(store: Store, runs: pd.DataFrame, variants: Sequence[str]) -> str | None:
+def _latency_section(store: Store, runs: pd.DataFrame) -> str | None:
     """Every block's latency pooled per variant, when the runs traced their blocks."""
     latencies = block_latencies(store, runs)
     if not latencies:
@@ -478,7 +478,7 @@ def build_report(store_path: str | Path) -> str:
         for metric in metrics:
             section = _metric_section(medians, metric, campaign, variants)
             sections.append((f"metric-{_slug(metric)}", metric, section))
-        latency = _latency_section(store, runs, variants)
+        latency = _latency_section(store, runs)
         if latency is not None:
             sections.append(("latency", "Application latency", latency))
         sections.append(

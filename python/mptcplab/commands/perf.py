@@ -251,7 +251,8 @@ def gain_command(
         raise UserError("--host names this host in a --mesh file; give --mesh too")
     if not destinations:
         raise UserError("give the destinations (perf servers), or a --mesh file")
-    todo = gain.remaining(gain.plan(destinations, source or [], runs), gain.read_records(out))
+    records = gain.read_records(out)
+    todo = gain.remaining(gain.plan(destinations, source or [], runs), records)
     console = command_console()
     if not todo:
         console.print(f"{out}: every transfer is already recorded", highlight=False)
@@ -275,6 +276,7 @@ def gain_command(
                     sndbuf_bytes=sndbuf,
                     host=label,
                 ):
+                    records.append(record)
                     if "error" in record:
                         failed += 1
                         progress.console.print(f"[red]{record['error']}[/red]", highlight=False)
@@ -282,7 +284,7 @@ def gain_command(
             except KeyboardInterrupt:
                 typer.secho(f"interrupted; {out} keeps what finished", err=True)
                 sys.exit(130)
-    print_matrix([r for r in gain.read_records(out)], console)
+    print_matrix(records, console)
 
 
 def print_matrix(records: list[dict[str, Any]], console: Console) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from mptcplab.analysis.latency import latency_summary
 from mptcplab.backends.perf import sockets, wire
 from mptcplab.backends.perf.sockets import PerfError, Transport
 
@@ -136,7 +137,7 @@ def transfer(
             "block_bytes": block_bytes,
             "clock_offset_ns": offset_ns,
             "clock_uncertainty_ns": uncertainty_ns,
-            "latency_ms": latency_summary(latencies),
+            "latency_ms": latency_summary(np.asarray(latencies)),
             "block_latencies_ms": latencies,
         }
     return record | answer
@@ -148,6 +149,7 @@ def _handshake(sock: socket.socket, duration_s: float, block_bytes: int | None) 
     clock."""
     samples = []
     reply = b""
+    ours = wire.boot_id()
     same_clock = False
     for round_ in range(wire.sync_rounds(block_bytes)):
         before = time.monotonic_ns()
@@ -160,7 +162,7 @@ def _handshake(sock: socket.socket, duration_s: float, block_bytes: int | None) 
         after = time.monotonic_ns()
         line, reply = found
         server_ns, boot = wire.parse_clock(line)
-        same_clock = bool(boot) and boot == wire.boot_id()
+        same_clock = bool(boot) and boot == ours
         samples.append((after - before, server_ns - (before + after) // 2))
     if same_clock:
         return 0, 0
@@ -183,7 +185,7 @@ class Sent:
 def _send_until_answered(sock: socket.socket, duration_s: float, block_bytes: int | None) -> Sent:
     sock.setblocking(False)
     data = memoryview(bytes(WRITE_CHUNK))
-    sent = Sent(most_subflows=sockets.subflows(sock))
+    sent = Sent(most_subflows=sockets.most_subflows(sock, None))
     reply = b""
     now = time.monotonic()
     give_up, next_look = now + duration_s + ANSWER_TIMEOUT_S, now + 1.0
@@ -211,9 +213,7 @@ def _send_until_answered(sock: socket.socket, duration_s: float, block_bytes: in
             now = time.monotonic()
             if now >= next_look:
                 next_look = now + 1.0
-                now_subflows = sockets.subflows(sock)
-                if now_subflows is not None:
-                    sent.most_subflows = max(sent.most_subflows or 0, now_subflows)
+                sent.most_subflows = sockets.most_subflows(sock, sent.most_subflows)
             if now >= give_up:
                 raise TimeoutError("no answer from the server")
 
@@ -228,21 +228,6 @@ def block_latencies_ms(
         call = bisect.bisect_right(sent.call_offsets, k * block_bytes) - 1
         latencies.append(round((first_byte_ns + done - sent.call_ns[call]) / 1e6, 3))
     return latencies
-
-
-def latency_summary(latencies: list[float]) -> dict[str, float | int]:
-    if not latencies:
-        return {"blocks": 0}
-    values = np.asarray(latencies)
-    p50, p90, p99 = np.percentile(values, [50, 90, 99])
-    return {
-        "blocks": int(values.size),
-        "mean": float(values.mean()),
-        "p50": float(p50),
-        "p90": float(p90),
-        "p99": float(p99),
-        "max": float(values.max()),
-    }
 
 
 def _abort(sock: socket.socket) -> None:

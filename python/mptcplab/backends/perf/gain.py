@@ -11,7 +11,6 @@ counts as made: a rerun does not hide a path that keeps failing.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import socket
 from collections import Counter
@@ -51,17 +50,10 @@ def plan(destinations: Sequence[str], sources: Sequence[str], runs: int) -> list
     return one_round * runs
 
 
-def _family_of_literal(address: str) -> int | None:
-    try:
-        return ipaddress.ip_address(address).version
-    except ValueError:
-        return None  # a host name: either family
-
-
 def _same_family(source: str | None, destination: str) -> bool:
     if source is None:
         return True
-    a, b = _family_of_literal(source), _family_of_literal(destination)
+    a, b = sockets.ip_version(source), sockets.ip_version(destination)
     return a is None or b is None or a == b
 
 

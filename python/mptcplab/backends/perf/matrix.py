@@ -37,7 +37,7 @@ COLUMNS = [
 
 
 def _frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame.from_records(
+    return pd.DataFrame.from_records(
         [
             {
                 "family": f"IPv{r.get('family', 4)}",
@@ -52,7 +52,6 @@ def _frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
             for r in records
         ]
     )
-    return frame
 
 
 def gain_matrix(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -96,7 +95,7 @@ def gain_matrix(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
                 "mptcp_fallbacks": int(m["mptcp_fallbacks"]) if m is not None else 0,
                 "failed": int(runs["failed"].sum()) + int(mptcp_failed.get(mkey, 0)),
                 "ratio": ratio,
-                "log_gain": log_gain(mptcp_mbps, tcp_mbps) if math.isfinite(ratio) else math.nan,
+                "log_gain": log_gain(mptcp_mbps, tcp_mbps),
                 "critical": critical_class(ratio),
             }
         )

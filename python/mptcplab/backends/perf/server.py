@@ -61,7 +61,7 @@ def receive(conn: socket.socket, clock_id: str) -> dict[str, Any]:
     # When each block had been read in full, in ns after the first data byte.
     done_ns: list[int] = []
     next_block = block or 0
-    most_subflows = sockets.subflows(conn)
+    most_subflows = sockets.most_subflows(conn, None)
     next_look = first_ns + 1_000_000_000
     while n and last_ns < end_ns:
         if block is not None:
@@ -71,11 +71,9 @@ def receive(conn: socket.socket, clock_id: str) -> dict[str, Any]:
         n = conn.recv_into(view)
         received += n
         last_ns = time.monotonic_ns()
-        if last_ns >= next_look:  # subflows come and go: keep the most seen
+        if last_ns >= next_look:
             next_look = last_ns + 1_000_000_000
-            now_subflows = sockets.subflows(conn)
-            if now_subflows is not None:
-                most_subflows = max(most_subflows or 0, now_subflows)
+            most_subflows = sockets.most_subflows(conn, most_subflows)
     seconds = (last_ns - first_ns) / 1e9
     answer = {
         "bytes_received": received,

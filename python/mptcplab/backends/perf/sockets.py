@@ -9,6 +9,7 @@ added to the initial one).
 from __future__ import annotations
 
 import errno
+import ipaddress
 import socket
 from pathlib import Path
 from typing import Literal
@@ -62,6 +63,13 @@ def subflows(sock: socket.socket) -> int | None:
     return info[0] + 1 if info else None
 
 
+def most_subflows(sock: socket.socket, seen: int | None) -> int | None:
+    """The larger of ``seen`` and the connection's subflows now: subflows come and go, a
+    transfer keeps the most it had."""
+    now = subflows(sock)
+    return seen if now is None else max(seen or 0, now)
+
+
 def set_congestion(sock: socket.socket, name: str) -> None:
     try:
         sock.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, name.encode())
@@ -110,5 +118,14 @@ def resolve(
     return socket.AddressFamily(af), address
 
 
+def ip_version(address: str) -> int | None:
+    """4 or 6 for an address literal; None for a host name (either family)."""
+    try:
+        return ipaddress.ip_address(address).version
+    except ValueError:
+        return None
+
+
 def family_of(address: str) -> socket.AddressFamily:
-    return socket.AF_INET6 if ":" in address else socket.AF_INET
+    """The family of an address literal; IPv4 for a host name."""
+    return socket.AF_INET6 if ip_version(address) == 6 else socket.AF_INET

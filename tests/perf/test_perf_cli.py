@@ -102,3 +102,30 @@ def test_gain_wants_destinations_or_a_mesh_not_both(tmp_path: Path) -> None:
     assert out.returncode == 2 and "give the destinations (perf servers), or a --mesh" in out.stderr
     out = mptcplab("gain", "127.0.0.1", "--mesh", str(tmp_path / "m.toml"))
     assert out.returncode == 2 and "not both" in out.stderr
+
+
+def test_matrix_marks_only_the_critical_relations(tmp_path: Path) -> None:
+    def record(transport: str, source: str, mbps: float) -> dict[str, object]:
+        return {
+            "host": "h",
+            "family": 4,
+            "transport": transport,
+            "bind": source,
+            "source": source,
+            "server": "d",
+            "goodput_mbps": mbps,
+            "mptcp": transport == "mptcp",
+        }
+
+    records = tmp_path / "r.jsonl"
+    made = [record("tcp", "a", 5.0), record("tcp", "b", 20.0), record("mptcp", "a", 10.0)]
+    records.write_text("".join(json.dumps(r) + "\n" for r in made))
+    out = mptcplab("matrix", str(records))
+    assert out.returncode == 0, out.stderr
+    rows = {
+        line.split()[0]: line
+        for line in out.stdout.splitlines()
+        if line.strip()[:2] in ("a ", "b ")
+    }
+    assert "50–80 %" in rows["b"] and "nan" not in rows["a"]
+    assert "1 of 2 relations critical" in out.stdout

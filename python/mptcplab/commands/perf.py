@@ -310,7 +310,8 @@ def print_matrix(records: list[dict[str, Any]], console: Console) -> pd.DataFram
                 _mbps(row.mptcp_mbps),
                 f"{row.tcp_runs}/{row.mptcp_runs}" + (f" ({', '.join(notes)})" if notes else ""),
                 "" if not math.isfinite(row.log_gain) else f"{row.log_gain:+.3f}",
-                f"[red]{row.critical}[/red]" if row.critical else "",
+                # Non-critical rows hold NaN once the column mixes classes and gaps.
+                f"[red]{row.critical}[/red]" if isinstance(row.critical, str) else "",
             )
         console.print(table)
     critical = int(matrix["critical"].notna().sum())

@@ -146,3 +146,14 @@ def test_multipath_shares_fit_the_links_and_add_up(scenario) -> None:
     for flow_id, paths in share.per_path_mbps.items():
         assert sum(paths) == pytest.approx(share.per_flow_mbps[flow_id], rel=1e-5)
         assert share.per_flow_mbps[flow_id] > 0
+
+
+def test_shares_are_not_set_beside_goodputs_when_a_flow_comes_late_or_leaves_early() -> None:
+    from mptcplab.analysis.fairshare import compares_with_goodput
+
+    always = _tcp("a", ["l"])
+    assert compares_with_goodput({"warmup_s": 5.0, "flows": [always]})
+    late = {**_tcp("b", ["l"]), "start_s": 10.0}
+    leaves = {**_tcp("b", ["l"]), "stop_s": 10.0}
+    for other in (late, leaves):
+        assert not compares_with_goodput({"warmup_s": 5.0, "flows": [always, other]})

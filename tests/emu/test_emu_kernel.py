@@ -117,3 +117,21 @@ def test_flows_from_different_hosts_share_a_multi_hop_bottleneck() -> None:
     # The access links only carry what the bottleneck lets through.
     for access in ("a", "b"):
         assert next(x for x in report["links"] if x["id"] == access)["utilization"] < 0.2
+
+
+def test_a_flow_that_stops_writing_leaves_the_link_to_the_other() -> None:
+    # Two flows share 10 Mbit/s until one stops writing at 3 s of 12; its kernel still sends
+    # what the socket holds (SO_SNDBUF 256 KiB, which the kernel doubles), then a FIN.
+    sndbuf = 256 * 1024
+    flows = [
+        tcp_flow("stays", ["shared"]),
+        tcp_flow("leaves", ["shared"], stop_s=3.0, sndbuf_bytes=sndbuf),
+    ]
+    report = emu.run(scenario([link("shared", 10.0, 10.0)], flows, duration_s=12, warmup_s=0))
+    by_id = {f["id"]: f for f in report["flows"]}
+    link_bytes_per_s = 10.0e6 / 8 * PAYLOAD
+    # Had it kept writing it would have carried about half of 12 s of the link.
+    assert by_id["leaves"]["bytes_delivered"] <= link_bytes_per_s * 3.0 + 2 * sndbuf, by_id
+    assert by_id["leaves"]["bytes_delivered"] > 0
+    # The other has the link to itself from shortly after 3 s.
+    assert by_id["stays"]["bytes_delivered"] >= 0.9 * link_bytes_per_s * 8.0, by_id

@@ -275,6 +275,18 @@ SEMANTIC: list[Bad] = [
     Bad("zero count", flow(count=0), "flows[0].count", "expected a count ≥ 1"),
     Bad("negative start", flow(start_s=-1), "flows[0].start_s", "expected seconds ≥ 0, got -1"),
     Bad(
+        "stop at the start",
+        flow(start_s=2.5, stop_s=2.5),
+        "flows[0].stop_s",
+        "expected seconds after start_s (2.5), got 2.5",
+    ),
+    Bad(
+        "stop before the start",
+        flow(stop_s=-1),
+        "flows[0].stop_s",
+        "expected seconds after start_s (0), got -1",
+    ),
+    Bad(
         "negative join delay",
         flow(join_delay_s=-0.25),
         "flows[0].join_delay_s",
@@ -379,6 +391,7 @@ GOOD: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
                 "cc": "olia",
                 "paths": [["b"]],
                 "start_s": 1,
+                "stop_s": 1.5,
                 "join_delay_s": 0,
                 "penalization": "off",
                 "opportunistic_retransmit": False,

@@ -235,6 +235,11 @@ pub struct FlowSpec {
     /// When the connection is opened, seconds. Default 0.
     #[serde(default)]
     pub start_s: f64,
+    /// When the application stops writing, seconds (after `start_s`); what it has written is
+    /// still delivered. Default: it writes until the end of the run. Goodput is still counted
+    /// over the whole measured period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
     /// Delay before each additional subflow's join handshake, seconds. Default: the first
     /// subflow's round trip (the join starts once the connection is established).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -544,6 +549,17 @@ impl Scenario {
                 return Err(err(f("count"), "expected a count ≥ 1"));
             }
             finite_at_least(fl.start_s, 0.0, f("start_s"), "seconds ≥ 0")?;
+            if let Some(stop) = fl.stop_s {
+                if !stop.is_finite() || stop <= fl.start_s {
+                    return Err(err(
+                        f("stop_s"),
+                        format!(
+                            "expected seconds after start_s ({}), got {stop}",
+                            fl.start_s
+                        ),
+                    ));
+                }
+            }
             if let Some(d) = fl.join_delay_s {
                 finite_at_least(d, 0.0, f("join_delay_s"), "seconds ≥ 0")?;
             }

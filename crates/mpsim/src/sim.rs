@@ -55,7 +55,12 @@ impl<'s> Simulator<'s> {
                 }
                 let routes: Vec<_> = spec.paths.iter().map(|p| net.add_path(p)).collect();
                 let index = conns.len() as u32;
-                let conn = Connection::new(id, index, spec, &routes, start, warmup);
+                // Copies keep the entry's lifetime: each stops as long after its start as the
+                // entry says.
+                let stop = spec.stop_s.map_or(SimTime::MAX, |stop_s| {
+                    start + SimTime::from_secs_f64(stop_s - spec.start_s)
+                });
+                let conn = Connection::new(id, index, spec, &routes, start, stop, warmup);
                 // The first subflow can send after the three-way handshake; the others after
                 // their MP_JOIN handshake, which starts once the connection is established.
                 let established = start + routes[0].2;

@@ -45,8 +45,10 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
         1u32..3,
         0.0f64..1.0,
         any::<bool>(),
+        // How long the application writes, when it stops before the end.
+        proptest::option::of(0.01f64..3.0),
     )
-        .prop_map(move |(mptcp, paths, cc, sched, pen, rcvbuf, app, count, start, delack)| {
+        .prop_map(move |(mptcp, paths, cc, sched, pen, rcvbuf, app, count, start, delack, writes_for)| {
             let paths = if mptcp { paths } else { paths[..1].to_vec() };
             let mut v = json!({
                 "id": format!("f{i}"), "protocol": if mptcp {"mptcp"} else {"tcp"}, "cc": cc,
@@ -54,6 +56,7 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
                 "start_s": start, "tcp": {"delayed_ack": delack}
             });
             if let Some(b) = rcvbuf { v["rcvbuf_bytes"] = json!(b); }
+            if let Some(w) = writes_for { v["stop_s"] = json!(start + w); }
             v
         })
 }

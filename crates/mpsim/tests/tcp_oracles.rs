@@ -192,3 +192,58 @@ fn sack_repairs_a_slow_start_overshoot_quickly() {
         "NewReno {without} should not beat SACK {with_sack}"
     );
 }
+
+/// A flow whose application stops writing gives its share back: two Reno flows share a
+/// 10 Mbit/s link until one stops at 10 s; the other then fills the link (one BDP of buffer, as
+/// in the first test), and the stopped flow delivers no more than the link could carry while it
+/// wrote plus what its send buffer held.
+#[test]
+fn a_flow_that_stops_writing_leaves_the_link_to_the_others() {
+    let sndbuf = 1_000_000u64;
+    let r = run(json!({
+        "duration_s": 30.0, "seed": 3,
+        "links": [link("l", 10.0, 10.0, json!({"kind": "droptail", "packets": bdp_packets(10.0, 20.0)}))],
+        "flows": [
+            {"id": "stays", "protocol": "tcp", "cc": "reno", "paths": [["l"]]},
+            {"id": "leaves", "protocol": "tcp", "cc": "reno", "paths": [["l"]], "stop_s": 10.0,
+             "sndbuf_bytes": sndbuf}
+        ],
+        "trace": ["cwnd"], "trace_interval_ms": 100.0
+    }));
+    let stays = flow(&r, "stays");
+    let leaves = flow(&r, "leaves");
+    let link_bytes_per_s = payload_mbps(10.0) * 1e6 / 8.0;
+    assert!(
+        (leaves.bytes_delivered as f64) <= link_bytes_per_s * 10.0 + sndbuf as f64,
+        "the stopped flow delivered {} bytes",
+        leaves.bytes_delivered
+    );
+    assert!(leaves.bytes_delivered > 0);
+    // After the other stops (and its last bytes drain), the remaining flow has the link.
+    assert!(
+        stays.bytes_delivered as f64 >= 0.9 * link_bytes_per_s * 19.0,
+        "the remaining flow delivered {} bytes, the link carries {link_bytes_per_s:.0} a second",
+        stays.bytes_delivered
+    );
+    // The stopped flow's window stops moving once it has nothing left to send.
+    let traces = r.traces.as_ref().expect("traces");
+    let cwnd = &traces.cwnd[1].values;
+    let at = |t: f64| (t / 0.1).round() as usize;
+    assert!(
+        cwnd[at(20.0)..].windows(2).all(|w| w[0] == w[1]),
+        "the stopped flow's window changed after 20 s"
+    );
+}
+
+#[test]
+fn a_stop_at_or_before_the_start_is_refused() {
+    let s: mpsim::Scenario = serde_json::from_value(json!({
+        "duration_s": 10.0,
+        "links": [link("l", 10.0, 10.0, json!({"kind": "droptail", "packets": 20}))],
+        "flows": [{"id": "f", "protocol": "tcp", "paths": [["l"]], "start_s": 2.0, "stop_s": 2.0}]
+    }))
+    .expect("parses");
+    let e = s.validate().expect_err("a stop at the start is refused");
+    assert_eq!(e.field, "flows[0].stop_s");
+    assert!(e.message.contains("after start_s (2)"), "{}", e.message);
+}

@@ -77,10 +77,14 @@ def _as_mapping(scenario: Scenario | Mapping[str, Any]) -> Mapping[str, Any]:
 
 def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
     """Whether the shares can be set beside measured goodputs: they take every flow as active
-    through the measurement window, which a flow starting after the warm-up is not."""
+    through the measurement window, which a flow starting after the warm-up, or stopping
+    before the end, is not."""
     data = _as_mapping(scenario)
     warmup = float(data.get("warmup_s", 0.0))
-    return all(float(flow.get("start_s", 0.0)) <= warmup for flow in data["flows"])
+    return all(
+        float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
+        for flow in data["flows"]
+    )
 
 
 def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:

@@ -350,6 +350,10 @@ class FlowSpec(_Model):
     """What the application does: ``bulk`` (default), ``blocks`` or ``size``."""
     start_s: float = 0.0
     """When the connection is opened, seconds. Default 0."""
+    stop_s: float | None = None
+    """When the application stops writing, seconds (after ``start_s``); what it has written is
+    still delivered. Default: it writes until the end of the run. Goodput is still counted over
+    the whole measured period."""
     join_delay_s: float | None = None
     """Delay before each additional subflow's join handshake, seconds. Default: the first
     subflow's round trip."""
@@ -395,6 +399,13 @@ class FlowSpec(_Model):
         if self.count == 0:
             raise _invalid("count", "expected a count ≥ 1")
         _finite_at_least(self.start_s, 0.0, "start_s", "seconds ≥ 0")
+        if self.stop_s is not None and not (
+            math.isfinite(self.stop_s) and self.stop_s > self.start_s
+        ):
+            raise _invalid(
+                "stop_s",
+                f"expected seconds after start_s ({self.start_s:g}), got {self.stop_s:g}",
+            )
         if self.join_delay_s is not None:
             _finite_at_least(self.join_delay_s, 0.0, "join_delay_s", "seconds ≥ 0")
         return self

@@ -38,6 +38,9 @@ pub struct ClientConfig {
 pub struct FlowStart {
     pub index: u32,
     pub start_s: f64,
+    /// When the application stops writing and closes its side (what it wrote is still sent).
+    #[serde(default)]
+    pub stop_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -90,6 +93,7 @@ enum State {
 
 struct Flow {
     start_ns: u64,
+    stop_ns: u64,
     state: State,
     res: FlowResult,
     /// Hello bytes still to write.
@@ -128,6 +132,7 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
         .iter()
         .map(|f| Flow {
             start_ns: t0 + (f.start_s * 1e9) as u64,
+            stop_ns: f.stop_s.map_or(u64::MAX, |s| t0 + (s * 1e9) as u64),
             state: State::Waiting,
             res: FlowResult {
                 index: f.index,
@@ -164,6 +169,11 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                 }
             }
         }
+        for f in flows.iter_mut() {
+            if now >= f.stop_ns && matches!(f.state, State::Sending(_)) {
+                stop_writing(f, &epoll);
+            }
+        }
         if now >= next_sample {
             samples.push(sample(now, &flows, cfg.transport));
             next_sample += interval * ((now - next_sample) / interval + 1);
@@ -177,7 +187,14 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
             .map(|f| f.start_ns)
             .min()
             .unwrap_or(u64::MAX);
-        timer.arm_at(next_sample.min(end_at).min(next_start))?;
+        // A flow still connecting when its stop comes is stopped once connected.
+        let next_stop = flows
+            .iter()
+            .filter(|f| matches!(f.state, State::Sending(_)))
+            .map(|f| f.stop_ns)
+            .min()
+            .unwrap_or(u64::MAX);
+        timer.arm_at(next_sample.min(end_at).min(next_start).min(next_stop))?;
         ready.clear();
         epoll.wait(&mut ready, -1)?;
         // The server stops reading at the same instant and resets its sockets: a write after
@@ -215,6 +232,9 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                         continue;
                     }
                 }
+            }
+            if matches!(f.state, State::Sending(_)) && sys::monotonic_ns() >= f.stop_ns {
+                stop_writing(f, &epoll);
             }
             if let State::Sending(_) = f.state {
                 if r.writable {
@@ -285,6 +305,17 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>, 
             Err(e) => return fail(f, e, end_at),
         }
     }
+}
+
+/// The application stops writing (`stop_s`) and closes its side: the kernel still sends what
+/// the socket holds, then a FIN. The flow is only sampled from now on.
+fn stop_writing(f: &mut Flow, epoll: &Epoll) {
+    let State::Sending(s) = std::mem::replace(&mut f.state, State::Waiting) else {
+        return;
+    };
+    let _ = s.shutdown(Shutdown::Write);
+    let _ = epoll.remove(s.as_fd());
+    f.state = State::Done(Some(s));
 }
 
 fn handshake_rtt_us(s: &TcpStream, transport: Transport) -> Option<u32> {

@@ -106,6 +106,8 @@ pub struct Connection {
     scheduler: SchedulerKind,
     /// The application found the send buffer full and waits for write space.
     writer_asleep: bool,
+    /// When the application stops writing (`stop_s`); what it wrote before is still sent.
+    app_stop: SimTime,
     // Sender, connection level.
     data_una: u64,
     peer_edge: u64,
@@ -151,6 +153,7 @@ impl Connection {
         spec: &FlowSpec,
         routes: &[(u32, u32, SimTime)],
         start: SimTime,
+        app_stop: SimTime,
         warmup: SimTime,
     ) -> Connection {
         let subflows: Vec<Subflow> = routes
@@ -195,6 +198,7 @@ impl Connection {
             timer_ival: UPSTREAM_MIN_TIMEOUT,
             rwnd_blocked_since: None,
             writer_asleep: false,
+            app_stop,
             app: Application::new(&spec.app, start),
             rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
             delivered_scratch: Vec::new(),
@@ -268,12 +272,20 @@ impl Connection {
             }
             self.writer_asleep = false;
         }
+        if now >= self.app_stop {
+            return;
+        }
         if used < limit {
             let written = self.app.write(self.write_end, limit - used, now);
             self.write_end += written;
         }
         self.writer_asleep =
             self.write_end - self.data_una >= limit && self.app.wants_to_write(self.write_end);
+    }
+
+    /// Whether the application would write more if the send buffer had room.
+    fn app_wants_to_write(&self, now: SimTime) -> bool {
+        now < self.app_stop && self.app.wants_to_write(self.write_end)
     }
 
     /// The receive-buffer optimisations apply to MPTCP with the schedulers that call them in
@@ -541,7 +553,7 @@ impl Connection {
                 }
                 continue;
             }
-            if self.app.wants_to_write(self.write_end) && self.sndbuf_full() {
+            if self.app_wants_to_write(ctx.now) && self.sndbuf_full() {
                 if let Some(s) = self.pick(0, &mut available) {
                     if self.rbuf_optimization(s, ctx) {
                         available = None;
@@ -949,7 +961,15 @@ mod tests {
             "paths": (0..routes.len()).map(|i| vec![format!("l{i}")]).collect::<Vec<_>>()
         }))
         .expect("valid flow");
-        let mut c = Connection::new("f".into(), 0, &spec, routes, SimTime::ZERO, SimTime::ZERO);
+        let mut c = Connection::new(
+            "f".into(),
+            0,
+            &spec,
+            routes,
+            SimTime::ZERO,
+            SimTime::MAX,
+            SimTime::ZERO,
+        );
         for sf in &mut c.subflows {
             sf.established = true;
         }

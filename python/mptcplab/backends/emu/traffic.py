@@ -37,7 +37,9 @@ def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
         "transport": flow.protocol,
         "congestion": KERNEL_CC[flow.cc_kind()],
         "sndbuf_bytes": flow.sndbuf_bytes,
-        "flows": [{"index": k, "start_s": flow.start_s} for k in range(flow.count)],
+        "flows": [
+            {"index": k, "start_s": flow.start_s, "stop_s": flow.stop_s} for k in range(flow.count)
+        ],
         "app": flow.app.model_dump(mode="json"),
         "duration_s": scenario.duration_s,
         "sample_interval_ms": scenario.trace_interval_ms,

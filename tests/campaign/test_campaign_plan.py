@@ -303,6 +303,24 @@ def test_the_balia_campaign_carries_the_drafts_table_on_two_10_mbps_links() -> N
             assert "min_ssthresh_segments" not in flow.get("tcp", {})
 
 
+def test_the_responsiveness_campaign_carries_the_drafts_table_2() -> None:
+    # draft-walid-mptcp-congestion-control-04 §5.2 Table 2 as spec §2.6 transcribes it: seconds
+    # for path 2's window to regain its mean after the TCP flows leave.
+    table = {"lia": 17.75, "olia": 58.5, "balia": 14.73}
+    campaign = load(CAMPAIGNS / "reproduce-balia-responsiveness.toml")
+    plan = build_plan(campaign, **BACKEND)
+    assert len(plan.unique_runs()) == 3 * 2 * 5
+    published = {
+        (e.at["cc"], e.at["queue_packets"], e.metric): e.value for e in campaign.spec.published
+    }
+    assert published == {(cc, 50, "cwnd_recovery_s.mptcp"): v for cc, v in table.items()}
+    for task in plan.tasks:
+        mptcp, cross = task.scenario["flows"]
+        assert mptcp["cc"] == task.row.variant["cc"]
+        assert (cross["count"], cross["start_s"], cross["stop_s"]) == (5, 40.0, 80.0)
+        assert task.scenario["trace"] == ["cwnd"]
+
+
 def test_the_latency_campaign_runs_the_papers_four_cases_over_the_receive_buffer() -> None:
     campaign = load(CAMPAIGNS / "nsdi12-latency.toml")
     plan = build_plan(campaign, **BACKEND)

@@ -243,6 +243,39 @@ def test_wifi_3g_tcp_needs_a_path() -> None:
     assert info.value.field == "protocol"
 
 
+# ---- BALIA draft, responsiveness ------------------------------------------------------------
+
+
+def test_responsiveness_is_the_drafts_testbed() -> None:
+    s = t.responsiveness()
+    # Two 20 Mbit/s paths of 10 ms one way merging into a 40 Mbit/s server link, 200 s.
+    assert [s.link(x).capacity_mbps for x in ("path1", "path2", "server")] == [20, 20, 40]
+    mptcp, cross = s.flows
+    assert mptcp.protocol == "mptcp" and mptcp.cc_kind() == "balia"
+    assert [_path_rtt_ms(s, p) for p in mptcp.paths] == [20.0, 20.0]
+    assert {hop for p in mptcp.paths for hop in p} == {"path1", "path2", "server"}
+    # Five TCP flows share path 2 from 40 s to 80 s.
+    assert cross.protocol == "tcp" and cross.count == 5 and cross.paths == [mptcp.paths[1]]
+    assert (cross.start_s, cross.stop_s, s.duration_s) == (40.0, 80.0, 200.0)
+    assert "cwnd" in s.trace and s.warmup_s < cross.start_s
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"cross_start_s": 80.0, "cross_stop_s": 40.0},
+        {"warmup_s": 40.0},
+        {"cross_stop_s": 200.0},
+    ],
+)
+def test_responsiveness_needs_a_reference_before_and_time_after_the_cross_traffic(
+    params: dict,
+) -> None:
+    with pytest.raises(UserError) as info:
+        t.responsiveness(**params)
+    assert "warmup_s < cross_start_s < cross_stop_s < duration_s" in str(info.value)
+
+
 # ---- the registry ---------------------------------------------------------------------------
 
 

@@ -423,6 +423,12 @@ def _user_fair_share(report: Report, scenario: Scenario, flow: str) -> float | N
     return fair_share(scenario).per_flow_mbps.get(flow)
 
 
+def _cwnd_recovery(report: Report, scenario: Scenario, flow: str) -> float | None:
+    from mptcplab.analysis.recovery import cwnd_recovery_s
+
+    return cwnd_recovery_s(report, scenario, flow)
+
+
 @dataclass(frozen=True)
 class FlowMetric:
     """A metric of each flow entry: ``info.name`` is ``prefix.<flow>``."""
@@ -467,6 +473,18 @@ FLOW_METRICS: dict[str, FlowMetric] = {
                 higher_is_better=None,
             ),
             _user_fair_share,
+        ),
+        FlowMetric(
+            "cwnd_recovery_s",
+            MetricInfo(
+                f"cwnd_recovery_s.{FLOW_PLACEHOLDER}",
+                f"seconds after the flows sharing a path of {FLOW_PLACEHOLDER} stop (stop_s) "
+                "until that subflow's window is back at its mean from before they started "
+                '(needs trace = ["cwnd"])',
+                "s",
+                higher_is_better=False,
+            ),
+            _cwnd_recovery,
         ),
     )
 }

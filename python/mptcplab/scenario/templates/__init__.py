@@ -20,6 +20,7 @@ from mptcplab.scenario.templates._common import Template, red_profile
 from mptcplab.scenario.templates.conext13 import single_path, three_bottleneck, two_path
 from mptcplab.scenario.templates.khalili import multihomed_isp, shared_ap, two_ap
 from mptcplab.scenario.templates.nsdi12 import wifi_3g
+from mptcplab.scenario.templates.walid import responsiveness
 
 __all__ = [
     "TEMPLATES",
@@ -27,6 +28,7 @@ __all__ = [
     "multihomed_isp",
     "parameters",
     "red_profile",
+    "responsiveness",
     "shared_ap",
     "single_path",
     "three_bottleneck",
@@ -43,6 +45,7 @@ TEMPLATES: dict[str, Template] = {
     "multihomed_isp": multihomed_isp,
     "two_ap": two_ap,
     "wifi_3g": wifi_3g,
+    "responsiveness": responsiveness,
 }
 
 

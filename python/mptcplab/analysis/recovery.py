@@ -1,0 +1,89 @@
+"""Responsiveness: how long a subflow's congestion window takes to regain its former size once
+competing flows leave its path.
+
+The measure of draft-walid-mptcp-congestion-control-04 §5.2 (spec §2.6): one MPTCP connection
+runs alone, TCP flows join one of its paths for a while and leave, and the time from their
+leaving until that path's window is back at its mean from before they came shows how quickly the
+congestion control takes back capacity that has become free (BALIA's draft reports 14.73 s for
+BALIA, 17.75 s for LIA, 58.5 s for OLIA).
+
+Here the competing flows are the scenario's flow entries that stop (``stop_s``) and share a link
+with the subflow's path. The reference is the subflow's mean window from the end of the warm-up
+until the first of them starts; the recovery time is counted from the last one's ``stop_s`` to
+the first sample of the window trace at or above that mean. It needs the ``cwnd`` trace, whose
+interval (``trace_interval_ms``) is its resolution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mptcplab.analysis.metrics import Report, Scenario, _base_id
+
+
+def _leaving_flows(scenario: Scenario, flow: str, path: Sequence[str]) -> list[Mapping[str, Any]]:
+    """The other flow entries that stop and cross a link of ``path``."""
+    links = set(path)
+    return [
+        other
+        for other in scenario.get("flows", ())
+        if other["id"] != flow
+        and other.get("stop_s") is not None
+        and any(links.intersection(p) for p in other["paths"])
+    ]
+
+
+def subflow_recovery_s(
+    time_s: Sequence[float],
+    cwnd: Sequence[float],
+    *,
+    reference_from_s: float,
+    joined_s: float,
+    left_s: float,
+) -> float | None:
+    """Seconds from ``left_s`` until ``cwnd`` first reaches its mean over
+    [``reference_from_s``, ``joined_s``); None without a reference sample, or if it never does."""
+    t = np.asarray(time_s, dtype=float)
+    w = np.asarray(cwnd, dtype=float)
+    before = w[(t >= reference_from_s) & (t < joined_s)]
+    if before.size == 0:
+        return None
+    back = np.flatnonzero((t >= left_s) & (w >= before.mean()))
+    if back.size == 0:
+        return None
+    return float(t[back[0]] - left_s)
+
+
+def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | None:
+    """Mean recovery time of flow entry ``flow``'s subflows that flows leaving (``stop_s``)
+    competed with, over its users; None when no subflow had such competitors, without a
+    ``cwnd`` trace, or when one of them never regained its mean before the run ended."""
+    traces = report.get("traces") or {}
+    time_s = traces.get("time_s") or []
+    series = {s["name"]: s["values"] for s in traces.get("cwnd") or []}
+    spec = next((f for f in scenario.get("flows", ()) if f["id"] == flow), None)
+    if spec is None or not time_s or not series:
+        return None
+    warmup = float(scenario.get("warmup_s", 0.0))
+    users = [f["id"] for f in report["flows"] if _base_id(f["id"]) == flow]
+    times: list[float] = []
+    for p, path in enumerate(spec["paths"]):
+        leaving = _leaving_flows(scenario, flow, path)
+        if not leaving:
+            continue
+        joined = min(float(o.get("start_s", 0.0)) for o in leaving)
+        left = max(float(o["stop_s"]) for o in leaving)
+        for user in users:
+            values = series.get(f"{user}/{p}")
+            if values is None:
+                return None
+            recovery = subflow_recovery_s(
+                time_s, values, reference_from_s=warmup, joined_s=joined, left_s=left
+            )
+            if recovery is None:
+                return None
+            times.append(recovery)
+    return sum(times) / len(times) if times else None

@@ -258,6 +258,8 @@ def test_responsiveness_is_the_drafts_testbed() -> None:
     assert cross.protocol == "tcp" and cross.count == 5 and cross.paths == [mptcp.paths[1]]
     assert (cross.start_s, cross.stop_s, s.duration_s) == (40.0, 80.0, 200.0)
     assert "cwnd" in s.trace and s.warmup_s < cross.start_s
+    # The emulator's kernel schedules with linger only.
+    assert t.responsiveness(scheduler="linger").flows[0].scheduler == "linger"
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from matplotlib.colors import CenteredNorm, Normalize
 from matplotlib.figure import Figure
 
 from mptcplab.analysis.heatmap import HeatGrid
+from mptcplab.analysis.windows import WindowTraces
 
 _PALETTE = (
     "#1f77b4",
@@ -259,6 +260,55 @@ def latency_cdf(
         labels,
         loc="outside lower center",
         ncol=min(4, len(labels)),
+        frameon=False,
+        fontsize=8,
+    )
+    return to_png(fig)
+
+
+def window_timeline(traces: WindowTraces, variants: Sequence[str]) -> bytes:
+    """One panel per subflow, one line per variant (its median window over the replications);
+    dotted vertical lines where flows start late or stop writing."""
+    palette = colours(variants)
+    names = list(traces.series)
+    ncols = min(2, len(names))
+    nrows = math.ceil(len(names) / ncols)
+    fig = Figure(figsize=(6.2 * ncols, 3.0 * nrows + 0.4), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False, sharex=True)).ravel()
+    for ax, name in zip(axes, names, strict=False):
+        for variant in variants:
+            if variant in traces.series[name]:
+                t, w = traces.series[name][variant]
+                ax.plot(t, w, color=palette[variant], label=variant, linewidth=1.1)
+        for when, what in traces.events:
+            ax.axvline(when, color="#555555", linestyle=":", linewidth=1.0)
+            ax.annotate(
+                what,
+                (when, 1.0),
+                xycoords=("data", "axes fraction"),
+                rotation=90,
+                fontsize=7,
+                va="top",
+                ha="right",
+                color="#555555",
+            )
+        ax.set_title(f"subflow {name}", fontsize=9)
+        ax.tick_params(labelbottom=True)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("window (segments)")
+        ax.set_ylim(bottom=0)
+        _style(ax)
+    for ax in axes[len(names) :]:
+        ax.set_visible(False)
+    legend: dict[str, Any] = {}
+    for ax in axes[: len(names)]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(
+        list(legend.values()),
+        list(legend),
+        loc="outside lower center",
+        ncol=min(4, max(1, len(legend))),
         frameon=False,
         fontsize=8,
     )

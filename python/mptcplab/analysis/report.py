@@ -28,6 +28,7 @@ from mptcplab.analysis.heatmap import heat_grid
 from mptcplab.analysis.latency import block_latencies, latency_table
 from mptcplab.analysis.metrics import (
     CRITICAL_CLASSES,
+    MSS_BYTES,
     critical_class,
     is_metric_name,
     metric_info,
@@ -35,6 +36,7 @@ from mptcplab.analysis.metrics import (
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
+from mptcplab.analysis.windows import window_traces
 from mptcplab.campaign.spec import PublishedSpec
 from mptcplab.campaign.store import Store
 from mptcplab.design import quality
@@ -163,6 +165,20 @@ def _latency_section(store: Store, runs: pd.DataFrame) -> str | None:
         "this is the blocks themselves.</p>"
         + _table(latency_table(latencies))
         + _img(plots.latency_cdf(latencies, _facets(runs, latencies)), "block latency CDF")
+    )
+
+
+def _windows_section(store: Store, runs: pd.DataFrame, variants: list[str]) -> str | None:
+    """Every subflow's window over time, when the runs traced windows at one point per variant."""
+    traces = window_traces(store, runs)
+    if traces is None:
+        return None
+    return (
+        "<p>The congestion window of every subflow over time, in segments of "
+        f"{MSS_BYTES} bytes: at each trace sample, the median over the finished runs of each "
+        "variant (and over the users of a flow entry with a count). Dotted lines mark flows "
+        "that start late or stop writing.</p>"
+        + _img(plots.window_timeline(traces, variants), "congestion windows over time")
     )
 
 
@@ -481,6 +497,9 @@ def build_report(store_path: str | Path) -> str:
         latency = _latency_section(store, runs)
         if latency is not None:
             sections.append(("latency", "Application latency", latency))
+        windows = _windows_section(store, runs, variants)
+        if windows is not None:
+            sections.append(("windows", "Congestion windows over time", windows))
         sections.append(
             ("critical", "Critical configurations", _critical_section(medians, metrics))
         )

@@ -23,12 +23,14 @@ from mptcplab.scenario.model import DropTailQueue, Scenario
 from mptcplab.scenario.templates._common import boolean, build, choice, integer, number
 
 MULTIPATH_CC = ("lia", "olia", "balia", "reno", "cubic")
+SCHEDULERS = ("minrtt", "roundrobin", "redundant", "linger")
 TCP_CC = ("reno", "cubic")
 
 
 def responsiveness(
     *,
     cc: str = "balia",
+    scheduler: str = "minrtt",
     path_mbps: float = 20.0,
     server_mbps: float = 40.0,
     one_way_ms: float = 10.0,
@@ -52,6 +54,8 @@ def responsiveness(
     queue of ``queue_packets`` (default 50). The run lasts ``duration_s`` (default 200 s), is
     measured after ``warmup_s`` (default 10 s) and traces every window each
     ``trace_interval_ms`` (default 100 ms), the resolution of ``cwnd_recovery_s``.
+    ``scheduler``: the MPTCP scheduler (default ``minrtt``, the draft's out-of-tree kernel's;
+    ``linger`` is the upstream kernel's, which the emulator runs).
     """
     path = number("path_mbps", path_mbps, positive=True)
     server = number("server_mbps", server_mbps, positive=True)
@@ -79,6 +83,7 @@ def responsiveness(
             "id": "mptcp",
             "protocol": "mptcp",
             "cc": choice("cc", cc, MULTIPATH_CC),
+            "scheduler": choice("scheduler", scheduler, SCHEDULERS),
             "paths": [["server", "path1"], ["server", "path2"]],
             "tcp": {"delayed_ack": delack},
         },

@@ -54,7 +54,8 @@ def subflow_recovery_s(
     back = np.flatnonzero((t >= left_s) & (w >= before.mean()))
     if back.size == 0:
         return None
-    return float(t[back[0]] - left_s)
+    # Sample times are nanoseconds of simulated time written as seconds: so is the answer.
+    return round(float(t[back[0]] - left_s), 9)
 
 
 def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | None:

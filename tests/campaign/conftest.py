@@ -44,3 +44,18 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
+
+
+@pytest.fixture
+def ran_campaign(write_campaign, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Write a campaign named ``name`` and run it from tmp_path with ``mptcplab run``; returns
+    (campaign file, its store at the default place)."""
+
+    def run(text: str, name: str) -> tuple[Path, Path]:
+        monkeypatch.chdir(tmp_path)
+        path = write_campaign(text)
+        code, _, err = cli("run", str(path), "-q")
+        assert code == 0, err
+        return path, tmp_path / "results" / name / "store.sqlite"
+
+    return run

@@ -31,12 +31,8 @@ mptcp = { penalization = "off", opportunistic_retransmit = false }
 
 
 @pytest.fixture
-def store(write_campaign, cli, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    path = write_campaign(CAMPAIGN)
-    code, _, err = cli("run", str(path), "-q")
-    assert code == 0, err
-    return path, tmp_path / "results" / "latency" / "store.sqlite"
+def store(ran_campaign):
+    return ran_campaign(CAMPAIGN, "latency")
 
 
 def test_pooled_blocks_are_the_blocks_each_run_counts_after_its_warm_up(store) -> None:

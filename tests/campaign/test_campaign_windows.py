@@ -32,12 +32,8 @@ levels = ["lia", "olia"]
 
 
 @pytest.fixture
-def store(write_campaign, cli, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    path = write_campaign(CAMPAIGN)
-    code, _, err = cli("run", str(path), "-q")
-    assert code == 0, err
-    return path, tmp_path / "results" / "windows" / "store.sqlite"
+def store(ran_campaign):
+    return ran_campaign(CAMPAIGN, "windows")
 
 
 def test_each_sample_is_the_median_of_the_runs_windows(store) -> None:

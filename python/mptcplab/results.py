@@ -125,6 +125,8 @@ class Traces(_Part):
     time_s: list[float] = []
     cwnd: list[NamedSeries] = []
     """Per ``flow/subflow``, bytes."""
+    srtt: list[NamedSeries] = []
+    """Per ``flow/subflow``, the sender's smoothed RTT, ms (0 before its first sample)."""
     rwnd: list[NamedSeries] = []
     """Advertised receive window per flow, bytes."""
     queue: list[NamedSeries] = []

@@ -21,7 +21,7 @@ def _scenario() -> Scenario:
         {
             "duration_s": 10,
             "warmup_s": 2,
-            "trace": ["cwnd", "queue", "blocks"],
+            "trace": ["cwnd", "srtt", "queue", "blocks"],
             "trace_interval_ms": 1000,
             "links": [
                 {"id": "wifi", "capacity_mbps": 8, "delay_ms": 10},
@@ -253,6 +253,9 @@ def test_traces_sit_on_the_sampling_grid() -> None:
     assert traces["time_s"] == [float(k) for k in range(11)]
     cwnd = {s["name"]: s["values"] for s in traces["cwnd"]}
     assert cwnd["phone/0"][4] == 14 * 1448
+    # tcpi_rtt (µs) in milliseconds, per subflow.
+    srtt = {s["name"]: s["values"] for s in traces["srtt"]}
+    assert srtt["phone/0"][4] == 20.0 and srtt["phone/1"][4] == 150.0
     assert traces["queue"][0]["values"] == [3.0] * 11
     assert len(traces["blocks"][0]["latency_ms"]) == 5
 

@@ -338,7 +338,7 @@ STRUCTURAL: list[Bad] = [
     Bad("unknown queue kind", link(queue={"kind": "fifo", "ms": 80}), "links[0].queue"),
     Bad("queue without kind", link(queue={"ms": 80}), "links[0].queue"),
     Bad("unknown app kind", flow(app={"kind": "video"}), "flows[0].app"),
-    Bad("unknown trace", top(trace=["cwnd", "srtt"]), "trace[1]"),
+    Bad("unknown trace", top(trace=["cwnd", "throughput"]), "trace[1]"),
     Bad("float for an integer", flow(rcvbuf_bytes=4.0e6), "flows[0].rcvbuf_bytes"),
     Bad("string for a number", link(capacity_mbps="8"), "links[0].capacity_mbps"),
     Bad("number for a bool", flow(opportunistic_retransmit=1), "flows[0].opportunistic_retransmit"),
@@ -366,7 +366,10 @@ GOOD: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("auto buffer with a cap", flow(rcvbuf="auto", rcvbuf_max_bytes=1 << 22)),
     ("32 subflows", flow(paths=[["a"]] * 32)),
     ("the largest seed", top(seed=2**64 - 1)),
-    ("all traces", top(trace=["cwnd", "rwnd", "queue", "blocks", "cwnd"], trace_interval_ms=1)),
+    (
+        "all traces",
+        top(trace=["cwnd", "srtt", "rwnd", "queue", "blocks", "cwnd"], trace_interval_ms=1),
+    ),
     (
         "every tcp option",
         tcp(

@@ -129,7 +129,7 @@ def test_overrides_and_traces() -> None:
     assert r.traces is not None and r.traces.cwnd and r.traces.queue
     assert r.measured_s == pytest.approx(2.0)
     with pytest.raises(UserError) as info:
-        sim.run(DEFAULT, trace=["srtt"])
+        sim.run(DEFAULT, trace=["throughput"])
     assert info.value.field == "trace[0]"
 
 

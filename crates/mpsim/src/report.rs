@@ -113,6 +113,9 @@ pub struct Traces {
     /// `cwnd["flow/subflow"]` in bytes, aligned with `time_s`.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub cwnd: Vec<NamedSeries>,
+    /// `srtt["flow/subflow"]`: the sender's smoothed RTT, milliseconds (0 before a sample).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub srtt: Vec<NamedSeries>,
     /// Advertised receive window per flow, bytes.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub rwnd: Vec<NamedSeries>,

@@ -29,10 +29,10 @@ pub struct Scenario {
     pub seed: u64,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
-    /// Time series to record: any of "cwnd", "rwnd", "queue", "blocks". Default none.
+    /// Time series to record: any of "cwnd", "srtt", "rwnd", "queue", "blocks". Default none.
     #[serde(default)]
     pub trace: Vec<TraceKind>,
-    /// Sampling interval of the cwnd/rwnd/queue traces, milliseconds. Default 100.
+    /// Sampling interval of the cwnd/srtt/rwnd/queue traces, milliseconds. Default 100.
     #[serde(default = "default_trace_interval_ms")]
     pub trace_interval_ms: f64,
 }
@@ -41,6 +41,8 @@ pub struct Scenario {
 #[serde(rename_all = "lowercase")]
 pub enum TraceKind {
     Cwnd,
+    /// Each subflow's smoothed RTT estimate (RFC 6298 SRTT).
+    Srtt,
     Rwnd,
     Queue,
     Blocks,

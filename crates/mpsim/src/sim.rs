@@ -10,6 +10,7 @@ use crate::report::{
 };
 use crate::rng::{RandomStream, StreamPurpose};
 use crate::scenario::{Protocol, Scenario, TraceKind};
+use crate::tcp::Subflow;
 use crate::time::SimTime;
 use crate::topology::{Network, PipeId};
 
@@ -127,19 +128,10 @@ impl<'s> Simulator<'s> {
         let kinds = &self.scenario.trace;
         tr.time_s.push(now.as_secs_f64());
         if kinds.contains(&TraceKind::Cwnd) {
-            let mut k = 0;
-            for c in &self.conns {
-                for sf in &c.subflows {
-                    if tr.cwnd.len() <= k {
-                        tr.cwnd.push(NamedSeries {
-                            name: format!("{}/{}", c.id, sf.index),
-                            values: Vec::new(),
-                        });
-                    }
-                    tr.cwnd[k].values.push(sf.cwnd);
-                    k += 1;
-                }
-            }
+            sample_subflows(&mut tr.cwnd, &self.conns, |sf| sf.cwnd);
+        }
+        if kinds.contains(&TraceKind::Srtt) {
+            sample_subflows(&mut tr.srtt, &self.conns, |sf| sf.rtt.srtt * 1e3);
         }
         if kinds.contains(&TraceKind::Rwnd) {
             for (k, c) in self.conns.iter().enumerate() {
@@ -387,6 +379,28 @@ impl<'s> Simulator<'s> {
             .find(|f| f.id == base_id)
             .map(|f| f.paths[subflow].clone())
             .unwrap_or_default()
+    }
+}
+
+/// One sample of `value` for every subflow, in series named `flow/subflow` (created at the first
+/// sample; the set of subflows never changes during a run).
+fn sample_subflows(
+    series: &mut Vec<NamedSeries>,
+    conns: &[Connection],
+    value: impl Fn(&Subflow) -> f64,
+) {
+    let mut k = 0;
+    for c in conns {
+        for sf in &c.subflows {
+            if series.len() <= k {
+                series.push(NamedSeries {
+                    name: format!("{}/{}", c.id, sf.index),
+                    values: Vec::new(),
+                });
+            }
+            series[k].values.push(value(sf));
+            k += 1;
+        }
     }
 }
 

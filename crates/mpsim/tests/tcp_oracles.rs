@@ -247,3 +247,35 @@ fn a_stop_at_or_before_the_start_is_refused() {
     assert_eq!(e.field, "flows[0].stop_s");
     assert!(e.message.contains("after start_s (2)"), "{}", e.message);
 }
+
+/// The `srtt` trace lies between the path's bounds: at least the propagation round trip plus
+/// one packet's serialisation, at most that plus a full queue's wait (50 packets at 1.2 ms).
+#[test]
+fn the_srtt_trace_lies_between_the_empty_and_the_full_queue() {
+    let r = run(json!({
+        "duration_s": 20.0,
+        "links": [link("l", 10.0, 10.0, json!({"kind": "droptail", "packets": 50}))],
+        "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]]}],
+        "trace": ["srtt"], "trace_interval_ms": 100.0
+    }));
+    let traces = r.traces.as_ref().expect("traces");
+    let srtt = &traces.srtt[0];
+    assert_eq!(srtt.name, "f/0");
+    assert_eq!(srtt.values.len(), traces.time_s.len());
+    assert_eq!(srtt.values[0], 0.0, "no sample before the first ACK");
+    let serialisation_ms = PACKET * 8.0 / 10e6 * 1e3;
+    let (low, high) = (20.0 + serialisation_ms, 20.0 + 51.0 * serialisation_ms);
+    let measured: Vec<f64> = srtt.values[10..].to_vec();
+    assert!(
+        measured.iter().all(|&v| v >= low - 1e-9 && v <= high + 1e-9),
+        "srtt outside [{low}, {high}] ms: {:?}",
+        measured
+            .iter()
+            .filter(|&&v| v < low || v > high)
+            .take(5)
+            .collect::<Vec<_>>()
+    );
+    // A Reno flow keeps the drop-tail queue partly full: the estimate is well above the floor.
+    let mean = measured.iter().sum::<f64>() / measured.len() as f64;
+    assert!(mean > low + 10.0, "mean srtt {mean} ms");
+}

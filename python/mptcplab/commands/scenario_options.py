@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
-from mptcplab.scenario.model import MAX_DURATION_S
+from mptcplab.scenario.model import MAX_DURATION_S, TraceKind
 
 ScenarioFile = Annotated[
     Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
@@ -45,13 +45,15 @@ DurationOption = Annotated[
 ]
 TraceOption = Annotated[
     str | None,
-    typer.Option("--trace", help="Record traces: comma-separated cwnd,rwnd,queue,blocks."),
+    typer.Option(
+        "--trace", help=f"Record traces: comma-separated {','.join(get_args(TraceKind))}."
+    ),
 ]
 OutputOption = Annotated[
     Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
 ]
 
-TRACE_KINDS = ("cwnd", "rwnd", "queue", "blocks")
+TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
 
 
 def parse_trace(value: str | None) -> list[str] | None:

@@ -380,14 +380,18 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
             out.append(value)
         return out
 
-    if "cwnd" in sc.trace or "rwnd" in sc.trace:
-        cwnd, rwnd = [], []
+    if {"cwnd", "srtt", "rwnd"} & set(sc.trace):
+        cwnd, srtt, rwnd = [], [], []
         for group, client in zip(data.plan.groups, data.clients, strict=True):
             for k, flow_id in enumerate(group.flow.flow_ids()):
                 series = _subflow_series(group, _flow_samples(client, k))
                 for p in sorted(series):
+                    name = f"{flow_id}/{p}"
                     pts = [(t, float(s["snd_cwnd"] * s["snd_mss"])) for t, s in series[p]]
-                    cwnd.append({"name": f"{flow_id}/{p}", "values": on_grid(pts)})
+                    cwnd.append({"name": name, "values": on_grid(pts)})
+                    # TCP_INFO's tcpi_rtt is the kernel's smoothed RTT, microseconds.
+                    pts = [(t, s["rtt_us"] / 1000.0) for t, s in series[p]]
+                    srtt.append({"name": name, "values": on_grid(pts)})
                 first = series.get(0, [])
                 rwnd.append(
                     {
@@ -397,6 +401,8 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
                 )
         if "cwnd" in sc.trace:
             traces["cwnd"] = cwnd
+        if "srtt" in sc.trace:
+            traces["srtt"] = srtt
         if "rwnd" in sc.trace:
             traces["rwnd"] = rwnd
     if "queue" in sc.trace:

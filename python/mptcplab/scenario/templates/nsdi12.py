@@ -11,10 +11,10 @@ retransmission, M2 = penalising the slow subflow.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from mptcplab.errors import UserError
-from mptcplab.scenario.model import Scenario
+from mptcplab.scenario.model import Scenario, TraceKind
 from mptcplab.scenario.templates._common import (
     boolean,
     build,
@@ -25,7 +25,7 @@ from mptcplab.scenario.templates._common import (
 )
 
 CC = ("reno", "cubic", "lia", "olia", "balia")
-TRACES = ("cwnd", "rwnd", "queue", "blocks")
+TRACES: tuple[str, ...] = get_args(TraceKind)
 
 #: Link parameters of the paper (spec §5.6): rate Mbit/s, propagation RTT ms, buffer ms.
 WIFI = {"capacity_mbps": 8.0, "rtt_ms": 20.0, "buffer_ms": 80.0}

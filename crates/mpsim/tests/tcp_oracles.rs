@@ -267,7 +267,9 @@ fn the_srtt_trace_lies_between_the_empty_and_the_full_queue() {
     let (low, high) = (20.0 + serialisation_ms, 20.0 + 51.0 * serialisation_ms);
     let measured: Vec<f64> = srtt.values[10..].to_vec();
     assert!(
-        measured.iter().all(|&v| v >= low - 1e-9 && v <= high + 1e-9),
+        measured
+            .iter()
+            .all(|&v| v >= low - 1e-9 && v <= high + 1e-9),
         "srtt outside [{low}, {high}] ms: {:?}",
         measured
             .iter()

@@ -118,7 +118,12 @@ pub struct Subflow {
     // --- receiver, on every data segment ---
     pub rcv_nxt: u64,
     pub ooo_bytes: u64,
+    /// The timestamp echoed in ACKs: that of the first segment received after the last ACK
+    /// sent (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`), so that with delayed ACKs the
+    /// sender's RTT sample includes the time a segment waited for its ACK.
     ts_recent: u64,
+    /// `rcv_nxt` when the last ACK was sent (RFC 7323's Last.ACK.sent).
+    last_ack_sent: u64,
     /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps; kept only for
     /// receive-buffer auto-tuning, its one reader.
     pub rcv_rtt: f64,
@@ -196,6 +201,7 @@ impl Subflow {
             last_ooo: None,
             ooo_bytes: 0,
             ts_recent: NO_TIMESTAMP,
+            last_ack_sent: 0,
             unacked_segments: 0,
             delack_timer: Timer::default(),
             rcv_rtt: 0.0,
@@ -759,7 +765,9 @@ impl Subflow {
         delivered.push((pkt.dsn + skip, pkt.len - skip as u32));
         self.counters.bytes_delivered += end - self.rcv_nxt;
         self.rcv_nxt = end;
-        self.ts_recent = pkt.ts_val;
+        if pkt.seq <= self.last_ack_sent {
+            self.ts_recent = pkt.ts_val;
+        }
         let filled_hole = !self.ooo.is_empty();
         while let Some((seq, (len, dsn))) = self.ooo.first() {
             if seq > self.rcv_nxt {
@@ -805,6 +813,7 @@ impl Subflow {
     /// The ACK for everything received so far, to put on the wire.
     pub fn send_ack(&mut self, conn: u32, data_ack: u64, window_edge: u64, now: SimTime) -> Packet {
         self.unacked_segments = 0;
+        self.last_ack_sent = self.rcv_nxt;
         self.delack_timer.cancel();
         Packet {
             kind: PacketKind::Ack,
@@ -984,5 +993,59 @@ mod tests {
         s.timeout();
         assert_eq!(s.sf.ssthresh, ssthresh);
         assert_eq!(s.sf.cwnd, SEG as f64);
+    }
+
+    /// A full data segment at sequence `k * SEG`, sent (stamped) at `sent_ms`.
+    fn data_segment(k: u64, sent_ms: u64) -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            hop: 0,
+            subflow: 0,
+            conn: 0,
+            route: 0,
+            wire_bytes: MSS_BYTES + HEADER_BYTES,
+            len: MSS_BYTES,
+            seq: k * SEG,
+            dsn: k * SEG,
+            window_edge: 0,
+            ts_val: SimTime::from_millis(sent_ms).0,
+            ts_ecr: NO_TIMESTAMP,
+            sack: NO_SACK,
+        }
+    }
+
+    /// RFC 7323 §4.3 (Linux `tcp_replace_ts_recent`): an ACK echoes the timestamp of the first
+    /// segment received after the previous ACK, so that a delayed ACK's wait is in the sender's
+    /// RTT sample. A segment held by the delayed-ACK rule and acknowledged together with the next
+    /// one lends its (older) timestamp to that ACK.
+    #[test]
+    fn an_ack_echoes_the_first_segment_since_the_previous_ack() {
+        let opts = TcpOptions {
+            delayed_ack: true,
+            ..TcpOptions::default()
+        };
+        let mut rx = Subflow::new(0, 0, 1, SimTime::from_millis(20), &opts);
+        let mut delivered = Vec::new();
+        let at = SimTime::from_millis;
+        // Segments 0 and 1 arrive together: the second triggers the ACK, which echoes 0's.
+        assert!(!rx.on_data(&data_segment(0, 1), at(11), false, &mut delivered));
+        assert!(rx.on_data(&data_segment(1, 2), at(12), false, &mut delivered));
+        assert_eq!(rx.send_ack(0, 0, 0, at(12)).ts_ecr, at(1).0);
+        // Segment 2 waits for a partner; segment 3 comes 30 ms later. Their ACK echoes 2's
+        // stamp: the sender sees the 30 ms segment 2 waited.
+        assert!(!rx.on_data(&data_segment(2, 3), at(13), false, &mut delivered));
+        assert!(rx.on_data(&data_segment(3, 33), at(43), false, &mut delivered));
+        assert_eq!(rx.send_ack(0, 0, 0, at(43)).ts_ecr, at(3).0);
+        // Without delayed ACKs every segment is acknowledged alone and echoes its own stamp.
+        let mut quick = Subflow::new(0, 0, 1, SimTime::from_millis(20), &TcpOptions::default());
+        for k in 0..3 {
+            assert!(quick.on_data(
+                &data_segment(k, 5 * k),
+                at(10 + 5 * k),
+                false,
+                &mut delivered
+            ));
+            assert_eq!(quick.send_ack(0, 0, 0, at(10 + 5 * k)).ts_ecr, at(5 * k).0);
+        }
     }
 }

@@ -117,8 +117,8 @@ def test_many_problems_are_listed_up_to_a_count_of_the_rest(tmp_path: Path) -> N
 
 
 def test_bad_options_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:
-    code, _, err = run_cli(["sim", str(DEFAULT), "--trace", "cwnd,throughput"], capsys, monkeypatch)
-    assert code == 2 and "--trace" in err and "throughput" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(["sim", str(DEFAULT), "--trace", "cwnd,speed"], capsys, monkeypatch)
+    assert code == 2 and "--trace" in err and "speed" in err and len(err.strip().splitlines()) == 1
     code, _, err = run_cli(["sim", str(tmp_path / "none.toml")], capsys, monkeypatch)
     assert code == 2 and "no such file" in err and len(err.strip().splitlines()) == 1
     code, _, err = run_cli(["sim", str(DEFAULT), "--duration", "-1"], capsys, monkeypatch)

@@ -16,29 +16,18 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from mptcplab.analysis.tables import traced_runs
 from mptcplab.campaign.store import Store
 
 LATENCY_PERCENTILES = (50, 90, 99)
-
-
-def _traces_blocks(scenario: Mapping[str, object] | None) -> bool:
-    trace = (scenario or {}).get("trace") or []
-    return isinstance(trace, list) and "blocks" in trace
 
 
 def block_latencies(store: Store, runs: pd.DataFrame) -> dict[str, np.ndarray]:
     """Every measured block latency (ms) of the finished main runs, per variant label, in the
     order the variants first appear; variants whose runs traced no blocks are left out."""
     pooled: dict[str, list[np.ndarray]] = {}
-    if runs.empty:
-        return {}
-    done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
-    for key, variant in dict.fromkeys(zip(done["run_key"], done["variant"], strict=True)):
-        scenario = store.scenario(key)
-        if not _traces_blocks(scenario):
-            continue
-        report = store.report(key) or {}
-        warmup = float((scenario or {}).get("warmup_s", 0.0) or 0.0)
+    for variant, scenario, report in traced_runs(store, runs, "blocks"):
+        warmup = float(scenario.get("warmup_s", 0.0) or 0.0)
         for series in (report.get("traces") or {}).get("blocks") or []:
             done_s = np.asarray(series["done_s"], dtype=float)
             latency = np.asarray(series["latency_ms"], dtype=float)

@@ -8,7 +8,7 @@ single-path TCP runs of the same point and replication (``aggregation_benefit_me
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,26 @@ def to_pandas(store: Store | str | Path, *, references: bool = False) -> pd.Data
     frame.attrs["factors"] = list(designs[0]["factor_names"]) if designs else []
     frame.attrs["levels"] = list(rows[0]["variant"]) if rows else []
     return frame
+
+
+def finished_main_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the main runs (not the TCP references) that finished."""
+    if runs.empty:
+        return runs
+    return runs[(runs["role"] == "main") & (runs["status"] == "done")]
+
+
+def traced_runs(
+    store: Store, runs: pd.DataFrame, kind: str
+) -> Iterator[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:
+    """(variant, scenario, report) of every finished main run whose scenario records the trace
+    ``kind`` (``"blocks"``, ``"cwnd"``, ...), in the order of ``runs``."""
+    done = finished_main_runs(runs)
+    for key, variant in dict.fromkeys(zip(done["run_key"], done["variant"], strict=True)):
+        scenario = store.scenario(key) or {}
+        trace = scenario.get("trace") or []
+        if isinstance(trace, list) and kind in trace:
+            yield variant, scenario, store.report(key) or {}
 
 
 def _reference_based(metrics: dict[str, float], path_goodputs: list[float]) -> dict[str, float]:

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from mptcplab.analysis.metrics import MSS_BYTES, _base_id
+from mptcplab.analysis.tables import finished_main_runs, traced_runs
 from mptcplab.campaign.store import Store
 
 
@@ -29,11 +30,6 @@ class WindowTraces:
 
     series: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]
     events: list[tuple[float, str]] = field(default_factory=list)
-
-
-def _traces_cwnd(scenario: Mapping[str, object] | None) -> bool:
-    trace = (scenario or {}).get("trace") or []
-    return isinstance(trace, list) and "cwnd" in trace
 
 
 def _events(scenario: Mapping[str, object]) -> list[tuple[float, str]]:
@@ -56,19 +52,14 @@ def _entry_subflow(name: str) -> str:
 def window_traces(store: Store, runs: pd.DataFrame) -> WindowTraces | None:
     """The median window traces of the finished main runs, or None when they traced no windows
     or some variant ran more than one point."""
-    if runs.empty:
-        return None
-    done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
+    done = finished_main_runs(runs)
     if done.empty or (done.groupby("variant")[["design", "point"]].nunique() > 1).any(axis=None):
         return None
     # variant -> subflow name -> [(times, windows)], one entry per run and user.
     collected: dict[str, dict[str, list[tuple[np.ndarray, np.ndarray]]]] = {}
     events: dict[tuple[float, str], None] = {}
-    for key, variant in dict.fromkeys(zip(done["run_key"], done["variant"], strict=True)):
-        scenario = store.scenario(key)
-        if not _traces_cwnd(scenario):
-            continue
-        traces = (store.report(key) or {}).get("traces") or {}
+    for variant, scenario, report in traced_runs(store, done, "cwnd"):
+        traces = report.get("traces") or {}
         times = np.asarray(traces.get("time_s") or [], dtype=float)
         for series in traces.get("cwnd") or []:
             values = np.asarray(series["values"], dtype=float) / MSS_BYTES
@@ -76,7 +67,7 @@ def window_traces(store: Store, runs: pd.DataFrame) -> WindowTraces | None:
             collected.setdefault(variant, {}).setdefault(_entry_subflow(series["name"]), []).append(
                 (times[:n], values[:n])
             )
-        events.update(dict.fromkeys(_events(scenario or {})))
+        events.update(dict.fromkeys(_events(scenario)))
     if not collected:
         return None
     by_name: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}

@@ -16,14 +16,13 @@ end of the warm-up (default 10 s, past slow start) until the TCP flows start.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from mptcplab.errors import UserError
-from mptcplab.scenario.model import DropTailQueue, Scenario
+from mptcplab.scenario.model import CcKind, DropTailQueue, Scenario, SchedulerKind
 from mptcplab.scenario.templates._common import boolean, build, choice, integer, number
 
-MULTIPATH_CC = ("lia", "olia", "balia", "reno", "cubic")
-SCHEDULERS = ("minrtt", "roundrobin", "redundant", "linger")
+# The TCP flows run an uncoupled control; the MPTCP connection any.
 TCP_CC = ("reno", "cubic")
 
 
@@ -82,8 +81,8 @@ def responsiveness(
         {
             "id": "mptcp",
             "protocol": "mptcp",
-            "cc": choice("cc", cc, MULTIPATH_CC),
-            "scheduler": choice("scheduler", scheduler, SCHEDULERS),
+            "cc": choice("cc", cc, get_args(CcKind)),
+            "scheduler": choice("scheduler", scheduler, get_args(SchedulerKind)),
             "paths": [["server", "path1"], ["server", "path2"]],
             "tcp": {"delayed_ack": delack},
         },

@@ -103,6 +103,20 @@ def campaign_section() -> str:
     )
 
 
+#: BENCHMARKS.md keeps everything from this heading on when `make bench` rewrites the file:
+#: one-off measurements (an optimisation tried and dropped) written with their command and date.
+KEPT_HEADING = "## Measured by hand"
+
+
+def kept_section(path: Path) -> str:
+    """The hand-written part of an existing BENCHMARKS.md, from KEPT_HEADING to its end."""
+    if not path.exists():
+        return ""
+    text = path.read_text()
+    at = text.find("\n" + KEPT_HEADING)
+    return text[at + 1 :] if at >= 0 else ""
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="Run the benchmarks and write BENCHMARKS.md (what `make bench` does).",
@@ -124,6 +138,9 @@ def main(argv: list[str] | None = None) -> None:
         "The machine is shared and noisy: compare figures from the same run.\n\n"
         + "\n".join(sections)
     )
+    kept = kept_section(ROOT / "BENCHMARKS.md")
+    if kept:
+        text = text.rstrip("\n") + "\n\n" + kept
     (ROOT / "BENCHMARKS.md").write_text(text)
     print(text)
 

@@ -45,6 +45,28 @@ def test_identical_flows_split_a_link_equally() -> None:
     assert fair_share(scenario).of("t#7") == pytest.approx(12.0 / 9 * PAYLOAD_FRACTION)
 
 
+def test_a_lone_user_beside_a_thousand_is_not_held_at_their_level() -> None:
+    # Found by the property below. By hand: l2 gives each of the 40 f0 users 0.05/40; l0's
+    # remaining 10000 - 0.05 goes to its 1002 other users; l1 is shared by f4 and f5 alone.
+    # A floor relaxed by 1e-9 over the thousand users let a lone l0 user look able to exceed
+    # its level, after which every user still rising was held at it, f4 and f5 too.
+    scenario = _scenario(
+        {"l0": 10000.0, "l1": 100.0, "l2": 0.05},
+        [
+            _tcp("f0", ["l0", "l2"], count=40),
+            _tcp("f1", ["l0"]),
+            _tcp("f2", ["l0"]),
+            _tcp("f3", ["l0"], count=1000),
+            _tcp("f4", ["l1"]),
+            _tcp("f5", ["l1"]),
+        ],
+    )
+    on_l0 = (10000.0 - 0.05) / 1002
+    assert _shares(scenario) == pytest.approx(
+        {"f0": 0.05 / 40, "f1": on_l0, "f2": on_l0, "f3": on_l0, "f4": 50.0, "f5": 50.0}
+    )
+
+
 def test_a_multipath_user_pools_its_paths() -> None:
     # m reaches both links; t2 alone on the small one gets it all (2), m moves to the large one
     # and splits it with t1: 5 each.

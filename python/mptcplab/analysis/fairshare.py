@@ -42,7 +42,8 @@ _SLACKS = (0.0, 1e-9, 1e-7, 1e-5)
 _INFEASIBLE = 2
 # The smallest coefficient the programs hold (HiGHS treats those below 1e-9 as zero).
 _SMALLEST_COEFFICIENT = 1e-7
-# A user that can go less than this (relative) beyond the level is held at it.
+# A user that can go less than this (relative) beyond the level is held at it; more when the
+# program kept its floors less a slack (see _Programs.exceeds).
 _EXCEEDS = 1e-6
 
 
@@ -185,6 +186,7 @@ class _Programs:
         # rate[g] @ x: user g's rate, the sum of its path variables.
         self.rate = np.zeros((len(flows), len(owner)))
         self.rate[owner, np.arange(len(owner))] = 1.0
+        self.counts = np.array([flow.count for flow in flows], dtype=float)
 
     def floors(self, fixed: dict[int, float], active: set[int], level: float) -> list[Floor]:
         """Fixed users keep their level, the active ones ``level``."""
@@ -195,6 +197,11 @@ class _Programs:
     def solve(
         self, objective: np.ndarray, floors: list[Floor], level_column: bool = False
     ) -> np.ndarray:
+        return self.solve_with_slack(objective, floors, level_column)[0]
+
+    def solve_with_slack(
+        self, objective: np.ndarray, floors: list[Floor], level_column: bool = False
+    ) -> tuple[np.ndarray, float]:
         """Minimise ``objective`` within the links' capacities, the floors kept less a slack:
         a level the solver found may lie a few 1e-9 above the true one, so a floor at it exactly
         can make the next program infeasible; a larger slack is tried only then. With
@@ -225,7 +232,7 @@ class _Programs:
                 options=_SOLVER_OPTIONS,
             )
             if result.status == 0:
-                return np.asarray(result.x)
+                return np.asarray(result.x), slack
             if result.status != _INFEASIBLE:
                 break
         raise RuntimeError(f"fair share: the linear program failed: {result.message}")
@@ -241,16 +248,24 @@ class _Programs:
         objective[-1] = -1.0
         return float(self.solve(objective, floors, level_column=True)[-1])
 
+    def exceeds(self, g: int, x: np.ndarray, level: float, slack: float) -> bool:
+        """Whether user ``g``'s rate in ``x`` lies beyond ``level``. With floors kept less a
+        relative slack, the capacity the other users give up can all go to ``g``: as many times
+        the slack as there are users per user of ``g`` (a slack of 1e-9 over a thousand users
+        lifts a lone one by 1e-6). Such gains are the program's, not the network's."""
+        margin = max(_EXCEEDS, 10 * slack * float(self.counts.sum()) / self.counts[g])
+        return float(self.rate[g] @ x) > level * (1 + margin)
+
     def lift_all(self, level: float, active: set[int], fixed: dict[int, float]) -> set[int]:
         """The active users beyond ``level`` when the sum of their rates is maximised."""
         objective = -self.rate[sorted(active)].sum(axis=0)
-        x = self.solve(objective, self.floors(fixed, active, level))
-        return {g for g in active if float(self.rate[g] @ x) > level * (1 + _EXCEEDS)}
+        x, slack = self.solve_with_slack(objective, self.floors(fixed, active, level))
+        return {g for g in active if self.exceeds(g, x, level, slack)}
 
     def can_exceed(self, g: int, level: float, active: set[int], fixed: dict[int, float]) -> bool:
         """Whether user ``g`` can go beyond ``level`` while every other keeps what it has."""
-        x = self.solve(-self.rate[g], self.floors(fixed, active, level))
-        return float(self.rate[g] @ x) > level * (1 + _EXCEEDS)
+        x, slack = self.solve_with_slack(-self.rate[g], self.floors(fixed, active, level))
+        return self.exceeds(g, x, level, slack)
 
     def split(self, fixed: dict[int, float]) -> np.ndarray:
         """Path rates that give every user its fair share; among them, the one that puts the

@@ -13,6 +13,7 @@ when the runs traced their blocks (:mod:`mptcplab.analysis.latency`); the worst 
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import math
 import tomllib
@@ -37,6 +38,7 @@ from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
 from mptcplab.analysis.windows import window_traces
+from mptcplab.campaign import overrides
 from mptcplab.campaign.spec import PublishedSpec
 from mptcplab.campaign.store import Store
 from mptcplab.design import quality
@@ -115,6 +117,10 @@ class _Campaign:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError:
             data = {}
+        # Keys set with `mptcplab run --set` travel as comments after the file's text; if a
+        # hand-edited store's comments no longer apply, the file's own keys are what is left.
+        with contextlib.suppress(UserError):
+            data = overrides.apply(data, overrides.stored(text), path)
         self.name = str(data.get("name", "campaign"))
         self.description = str(data.get("description", ""))
         self.metrics = [m for m in data.get("metrics", ["goodput_mbps"]) if is_metric_name(m)]

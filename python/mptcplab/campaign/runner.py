@@ -196,7 +196,7 @@ def run_campaign(
             jobs=runner.workers,
             planned_runs=len(runs),
             campaign_path=str(campaign.path),
-            campaign_text=campaign.text,
+            campaign_text=campaign.stored_text,
         )
         completed = failed = 0
         interrupted = False

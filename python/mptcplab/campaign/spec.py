@@ -55,6 +55,10 @@ median of those runs beside the figure (:mod:`mptcplab.analysis.published`).
 
 Validation failures raise :class:`mptcplab.errors.UserError` naming the file, the line, the key
 and the expected form; a misspelt key gets the closest known key as a suggestion.
+
+Keys can also be set when the file is loaded (``load(path, {"backend": "emu"})``, ``mptcplab
+run FILE --set backend=emu``; :mod:`mptcplab.campaign.overrides`): the changed document is
+validated like a written one, and a problem in a changed key names the option that set it.
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ from mptcplab.analysis.metrics import (
     is_metric_name,
 )
 from mptcplab.analysis.published import same_setting
+from mptcplab.campaign.overrides import Override, annotate, apply, blamed, from_mapping
 from mptcplab.design.factors import Factor
 from mptcplab.errors import UserError
 
@@ -181,6 +186,8 @@ class Campaign:
     owners: dict[Target, str]  # template parameter (element) -> the factor that sets it
     fixed: dict[str, Any]
     template: Callable[..., Any] = field(repr=False)
+    # Keys set when the campaign was loaded rather than written in its file (`--set`).
+    overrides: tuple[Override, ...] = ()
 
     @property
     def name(self) -> str:
@@ -204,9 +211,15 @@ class Campaign:
             return Path(self.spec.output)
         return Path("results") / self.spec.name / "store.sqlite"
 
+    @property
+    def stored_text(self) -> str:
+        """The file's text with the keys set on loading appended as comments (the store's
+        provenance, which the report reads back)."""
+        return annotate(self.text, self.overrides)
+
     def where(self, *loc: str | int) -> dict[str, Any]:
         """File, line and dotted key of ``loc``, ready for :class:`UserError`."""
-        return {"file": str(self.path), "line": _line(self.text, loc), "field": _dotted(loc)}
+        return _where(self.path, self.text, self.overrides, loc)
 
 
 # --- locating keys ------------------------------------------------------------------------------
@@ -224,6 +237,22 @@ def _line(text: str, loc: Sequence[str | int]) -> int | None:
     from mptcplab.tomlloc import line_of
 
     return line_of(text, tuple(loc))
+
+
+def _where(
+    path: Path,
+    text: str,
+    overrides: Sequence[Override],
+    loc: Sequence[str | int],
+    line_loc: Sequence[str | int] | None = None,
+) -> dict[str, Any]:
+    """``UserError`` keywords for a problem at ``loc``: the file and the line of ``line_loc``
+    (default ``loc``), or the option that set the key when it was set on loading."""
+    source = blamed(overrides, loc, tomllib.loads(text)) if overrides else None
+    if source is not None:
+        return {"file": f"{path}, {source.shown}", "line": None, "field": _dotted(loc)}
+    line = _line(text, loc if line_loc is None else line_loc)
+    return {"file": str(path), "line": line, "field": _dotted(loc)}
 
 
 def _suggest(word: str, known: Sequence[str]) -> str:
@@ -314,7 +343,11 @@ def _data_loc(data: Any, loc: Loc, missing: bool) -> Loc:
 
 
 def _error_from_validation(
-    exc: ValidationError, data: Mapping[str, Any], path: Path, text: str
+    exc: ValidationError,
+    data: Mapping[str, Any],
+    path: Path,
+    text: str,
+    overrides: Sequence[Override] = (),
 ) -> UserError:
     """Every problem of the campaign file, each at its line (see :meth:`UserError.several`)."""
     errors = exc.errors()
@@ -331,7 +364,7 @@ def _error_from_validation(
         if not (e["type"] == "missing" and _data_loc(data, tuple(e["loc"]), True) in meant)
     ]
     merged = _merge_unions(kept or errors, data)
-    return UserError.several([_problem(e, data, path, text) for e in merged])
+    return UserError.several([_problem(e, data, path, text, overrides) for e in merged])
 
 
 def _merge_unions(errors: Sequence[Any], data: Mapping[str, Any]) -> list[Any]:
@@ -380,9 +413,10 @@ def _misspelt(data: Mapping[str, Any], loc: Loc) -> str | None:
     return close[0] if close else None
 
 
-def _problem(error: Any, data: Mapping[str, Any], path: Path, text: str) -> UserError:
+def _problem(
+    error: Any, data: Mapping[str, Any], path: Path, text: str, overrides: Sequence[Override]
+) -> UserError:
     loc = _data_loc(data, tuple(error["loc"]), error["type"] == "missing")
-    file = str(path)
     if error["type"] == "extra_forbidden":
         key = str(loc[-1])
         model = _model_at(loc)
@@ -390,31 +424,22 @@ def _problem(error: Any, data: Mapping[str, Any], path: Path, text: str) -> User
         hint = _suggest(key, known) if known else ""
         if model is DesignSpec and key in _engine_options():
             hint = f"; engine options go in [design.options], e.g. options = {{ {key} = ... }}"
-        return UserError(
-            f"unknown key '{key}'" + hint,
-            file=file,
-            line=_line(text, loc),
-            field=_dotted(loc),
-        )
+        return UserError(f"unknown key '{key}'" + hint, **_where(path, text, overrides, loc))
     if error["type"] == "missing":
         written = _misspelt(data, loc)
         if written is not None:
             return UserError(
                 f"missing key '{loc[-1]}'; is '{written}' meant?",
-                file=file,
-                line=_line(text, (*loc[:-1], written)),
-                field=_dotted(loc),
+                **_where(path, text, overrides, loc, (*loc[:-1], written)),
             )
-        return UserError(
-            f"missing key '{loc[-1]}'", file=file, line=_line(text, loc[:-1]), field=_dotted(loc)
-        )
+        return UserError(f"missing key '{loc[-1]}'", **_where(path, text, overrides, loc, loc[:-1]))
     message = _describe(error)
     if loc and loc[-1] == "levels":
         message = (
             "expected levels as a list of values, or as a table of tables of template "
             f"parameters, got {error.get('input')!r}"
         )
-    return UserError(message, file=file, line=_line(text, loc), field=_dotted(loc))
+    return UserError(message, **_where(path, text, overrides, loc))
 
 
 def _engine_options() -> set[str]:
@@ -426,19 +451,33 @@ def _engine_options() -> set[str]:
 # --- loading ------------------------------------------------------------------------------------
 
 
-def load(path: str | Path) -> Campaign:
-    """Read and validate a campaign file."""
+def load(
+    path: str | Path,
+    changes: Mapping[str, Any] | Sequence[Override] | None = None,
+) -> Campaign:
+    """Read and validate a campaign file.
+
+    ``changes`` sets keys the file does not have or replaces those it has, before validation:
+    ``{"backend": "emu", "scenario.scheduler": "linger"}`` (dotted keys; see
+    :mod:`mptcplab.campaign.overrides`, which also reads ``--set KEY=VALUE`` options).
+    """
     path = Path(path)
+    if changes is None:
+        overrides: tuple[Override, ...] = ()
+    elif isinstance(changes, Mapping):
+        overrides = from_mapping(changes)
+    else:
+        overrides = tuple(changes)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"no campaign file at {path}", field="CAMPAIGN") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the campaign file ({exc})", file=str(path)) from None
-    return parse(text, path)
+    return parse(text, path, overrides)
 
 
-def parse(text: str, path: Path) -> Campaign:
+def parse(text: str, path: Path, overrides: Sequence[Override] = ()) -> Campaign:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -448,33 +487,32 @@ def parse(text: str, path: Path) -> Campaign:
             file=str(path),
             line=int(match.group(1)) if match else None,
         ) from None
+    overrides = tuple(overrides)
+    data = apply(data, overrides, str(path))
     try:
         spec = CampaignSpec.model_validate(data)
     except ValidationError as exc:
-        raise _error_from_validation(exc, data, path, text) from None
-    return _check(spec, path, text)
-
-
-def _check(spec: CampaignSpec, path: Path, text: str) -> Campaign:
-    return _Checker(spec, path, text).campaign()
+        raise _error_from_validation(exc, data, path, text, overrides) from None
+    return _Checker(spec, path, text, overrides).campaign()
 
 
 class _Checker:
     """What the schema cannot say: names that must exist (backend, metrics, template and its
     parameters), factor domains, and that every template parameter is set exactly once."""
 
-    def __init__(self, spec: CampaignSpec, path: Path, text: str) -> None:
+    def __init__(
+        self, spec: CampaignSpec, path: Path, text: str, overrides: tuple[Override, ...]
+    ) -> None:
         self.spec = spec
         self.path = path
         self.text = text
+        self.overrides = overrides
         self.fixed = dict(spec.scenario.model_extra or {})
         self.owners: dict[Target, str] = {}  # parameter (element) -> factor that sets it
         self.accepted: list[str] = []  # the template's parameters, once it is known
 
     def fail(self, message: str, *loc: str | int) -> UserError:
-        return UserError(
-            message, file=str(self.path), line=_line(self.text, loc), field=_dotted(loc)
-        )
+        return UserError(message, **_where(self.path, self.text, self.overrides, loc))
 
     def campaign(self) -> Campaign:
         from mptcplab.scenario import templates
@@ -513,6 +551,7 @@ class _Checker:
             owners=self.owners,
             fixed=self.fixed,
             template=templates.TEMPLATES[name],
+            overrides=self.overrides,
         )
 
     def check_backend(self) -> None:

@@ -4,7 +4,7 @@ runs as a table."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -15,6 +15,28 @@ from mptcplab.commands.console import command_console
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
+
+if TYPE_CHECKING:
+    from mptcplab.campaign.spec import Campaign
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Set a key of the campaign file for this command, e.g. --set backend=emu "
+        "--set scenario.scheduler=linger (repeatable; VALUE is read as TOML, a bare word as "
+        "text). The runs go to the campaign's store unless -o or --set output=PATH names "
+        "another.",
+    ),
+]
+
+
+def _load(campaign_file: Path, changes: list[str] | None) -> Campaign:
+    from mptcplab.campaign import load
+    from mptcplab.campaign.overrides import parse_option
+
+    return load(campaign_file, [parse_option(raw) for raw in changes or []])
 
 
 def run_command(
@@ -36,6 +58,7 @@ def run_command(
         typer.Option("--output", "-o", help="Store path (default: the campaign's output)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    changes: SetOption = None,
 ) -> None:
     """Run a campaign: every run its store does not hold yet.
 
@@ -43,10 +66,10 @@ def run_command(
     so an interrupted campaign resumes where it stopped. A campaign carrying published
     figures ends by printing them beside the median of its runs at their settings.
     """
-    from mptcplab.campaign import CampaignInterrupted, load, run_campaign
+    from mptcplab.campaign import CampaignInterrupted, run_campaign
 
     console = command_console(stderr=True)
-    campaign = load(campaign_file)
+    campaign = _load(campaign_file, changes)
     try:
         summary = run_campaign(
             campaign,
@@ -88,14 +111,16 @@ def status_command(
     target: Annotated[
         Path, typer.Argument(metavar="STORE_OR_CAMPAIGN", help="A store (.sqlite) or a campaign.")
     ],
+    changes: SetOption = None,
 ) -> None:
     """Show how far a campaign is: runs planned, done, failed, pending; recent failures."""
-    from mptcplab.campaign import load
     from mptcplab.campaign.runner import plan_campaign
 
     console = command_console()
+    if changes and target.suffix != ".toml":
+        raise UserError("--set changes a campaign file; a store is read as it is", field="--set")
     if target.suffix == ".toml":
-        campaign = load(target)
+        campaign = _load(target, changes)
         plan, _, _ = plan_campaign(campaign)
         keys = plan.unique_runs().keys()
         store_path = campaign.output

@@ -1,0 +1,201 @@
+"""Changes to a campaign file made when it is run, not written into it.
+
+    mptcplab run campaigns/reproduce-balia-responsiveness.toml \\
+        --set backend=emu --set scenario.scheduler=linger -o results/balia-kernel/store.sqlite
+
+Each ``KEY=VALUE`` sets one key of the TOML document before it is validated, so a changed
+campaign is checked exactly like a written one. ``KEY`` is a dotted path (``backend``,
+``scenario.scheduler``, ``factors.queue_packets.levels``, ``published[0].tolerance``); tables on
+the way are created when missing. ``VALUE`` is read as a TOML value (``2``, ``1.5``, ``true``,
+``[50]``, ``"text"``); text that is not one — a bare word such as ``emu`` — is taken as a string.
+
+A problem in a changed key is reported against the option that set it rather than a line of the
+file. The store keeps the file's text with the changes appended as comments (see
+:func:`annotate`), so the report and anyone reading the provenance see what the runs used.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mptcplab.errors import UserError
+from mptcplab.tomlloc import parse_path
+
+__all__ = ["Override", "annotate", "apply", "blamed", "from_mapping", "parse_option", "stored"]
+
+Loc = tuple[str | int, ...]
+
+# The comment block `annotate` appends to a campaign's text; `stored` reads it back.
+_MARKER = "# ---- changed when run (mptcplab run --set KEY=VALUE); the runs used these values ----"
+_ENTRY = "#   "
+
+
+@dataclass(frozen=True)
+class Override:
+    key: Loc
+    value: Any
+    shown: str  # how the user wrote it, for messages: "--set backend=emu"
+
+    @property
+    def dotted(self) -> str:
+        out = ""
+        for part in self.key:
+            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        return out
+
+
+def _key(text: str, shown: str) -> Loc:
+    try:
+        key = parse_path(text)
+    except ValueError:
+        key = ()
+    if not key or not isinstance(key[0], str):
+        raise UserError(
+            f"expected KEY=VALUE with a dotted key such as scenario.scheduler, got '{text}'",
+            field=shown,
+        )
+    return key
+
+
+def _value(text: str) -> Any:
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text  # a bare word: `--set backend=emu`
+
+
+def parse_option(raw: str) -> Override:
+    """One ``--set KEY=VALUE`` option."""
+    shown = f"--set {raw}"
+    key_text, sep, value_text = raw.partition("=")
+    if not sep:
+        raise UserError(f"expected KEY=VALUE (e.g. --set backend=emu), got '{raw}'", field="--set")
+    return Override(_key(key_text.strip(), shown), _value(value_text.strip()), shown)
+
+
+def from_mapping(changes: Mapping[str, Any]) -> tuple[Override, ...]:
+    """Changes given from Python: ``{"backend": "emu", "scenario.scheduler": "linger"}``."""
+    out = []
+    for key, value in changes.items():
+        shown = f"{key}={value!r}"
+        out.append(Override(_key(str(key), shown), value, shown))
+    return tuple(out)
+
+
+def apply(data: Mapping[str, Any], overrides: Iterable[Override], file: str) -> dict[str, Any]:
+    """A copy of the parsed document ``data`` with every override set, in order."""
+    out: dict[str, Any] = _deep_copy(data)
+    for o in overrides:
+        node: Any = out
+        for depth, part in enumerate(o.key[:-1]):
+            node = _step(node, part, o, depth, file)
+        last = o.key[-1]
+        settable = isinstance(node, dict) if isinstance(last, str) else _has(node, last)
+        if not settable:
+            raise _misplaced(o, len(o.key) - 1, node, file)
+        node[last] = o.value
+    return out
+
+
+def _step(node: Any, part: str | int, o: Override, depth: int, file: str) -> Any:
+    if isinstance(part, int):
+        if _has(node, part):
+            return node[part]
+        raise _misplaced(o, depth, node, file)
+    if not isinstance(node, dict):
+        raise _misplaced(o, depth, node, file)
+    child = node.setdefault(part, {})
+    if not isinstance(child, dict | list):
+        prefix = Override(o.key[: depth + 1], None, o.shown).dotted
+        raise UserError(
+            f"'{prefix}' is a {_kind(child)} in the campaign, not a table: cannot set '{o.dotted}'",
+            file=f"{file}, {o.shown}",
+        )
+    return child
+
+
+def _misplaced(o: Override, depth: int, node: Any, file: str) -> UserError:
+    part = o.key[depth]
+    if isinstance(part, int):
+        size = f"a list of {len(node)}" if isinstance(node, list) else f"a {_kind(node)}"
+        what = f"no element [{part}] there: the campaign has {size}"
+    else:
+        what = f"the campaign has a {_kind(node)} there, not a table"
+    return UserError(f"cannot set '{o.dotted}': {what}", file=f"{file}, {o.shown}")
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "table", list: "list", str: "string", bool: "boolean", int: "integer"}
+    return names.get(type(value), "number" if isinstance(value, float) else type(value).__name__)
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _deep_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deep_copy(v) for v in value]
+    return value
+
+
+def blamed(
+    overrides: Sequence[Override], loc: Sequence[str | int], written: Mapping[str, Any]
+) -> Override | None:
+    """The last override that set ``loc`` or a table holding it, or that created ``loc`` on its
+    way (``--set desing.points=4`` is the source of an unknown key ``desing``); ``written`` is
+    the document as the file has it. A problem at a table the file has (``scenario``) is the
+    file's, even when an override changed a key inside it."""
+    loc = tuple(loc)
+    for o in reversed(overrides):
+        if loc[: len(o.key)] == o.key:
+            return o
+        if loc and o.key[: len(loc)] == loc and not _present(written, loc):
+            return o
+    return None
+
+
+def _present(document: Any, loc: Loc) -> bool:
+    node = document
+    for part in loc:
+        if not _has(node, part):
+            return False
+        node = node[part]
+    return True
+
+
+def _has(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and -len(node) <= part < len(node)
+
+
+def annotate(text: str, overrides: Sequence[Override]) -> str:
+    """The campaign's text with the overrides appended as comments that :func:`stored` reads."""
+    if not overrides:
+        return text
+    lines = [_MARKER] + [
+        f"{_ENTRY}{o.dotted} = {json.dumps(o.value, ensure_ascii=False)}" for o in overrides
+    ]
+    return text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
+
+
+def stored(text: str) -> tuple[Override, ...]:
+    """The overrides :func:`annotate` appended to ``text`` (none for an unchanged campaign)."""
+    lines = text.splitlines()
+    try:
+        start = len(lines) - 1 - lines[::-1].index(_MARKER)
+    except ValueError:
+        return ()
+    out = []
+    for line in lines[start + 1 :]:
+        if not line.startswith(_ENTRY):
+            break
+        key_text, _, value_text = line[len(_ENTRY) :].partition(" = ")
+        try:
+            out.append(Override(parse_path(key_text), json.loads(value_text), line))
+        except ValueError:  # json.JSONDecodeError is one; a hand-edited line is skipped
+            continue
+    return tuple(out)

@@ -124,11 +124,11 @@ class Traces(_Part):
 
     time_s: list[float] = []
     cwnd: list[NamedSeries] = []
-    """Per ``flow/subflow``, bytes."""
+    """Per ``flow/subflow``, bytes (0 until the subflow is established)."""
     srtt: list[NamedSeries] = []
     """Per ``flow/subflow``, the sender's smoothed RTT, ms (0 before its first sample)."""
     rwnd: list[NamedSeries] = []
-    """Advertised receive window per flow, bytes."""
+    """Advertised receive window per flow, bytes (0 before the connection's handshake)."""
     queue: list[NamedSeries] = []
     """Queue length per link, packets."""
     blocks: list[BlockSeries] = []

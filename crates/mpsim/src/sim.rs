@@ -141,7 +141,13 @@ impl<'s> Simulator<'s> {
                         values: Vec::new(),
                     });
                 }
-                tr.rwnd[k].values.push(c.advertised_window() as f64);
+                // No window is advertised before the handshake (the emulator reads 0 there too).
+                let rwnd = if c.subflows[0].established {
+                    c.advertised_window() as f64
+                } else {
+                    0.0
+                };
+                tr.rwnd[k].values.push(rwnd);
             }
         }
         if kinds.contains(&TraceKind::Queue) {
@@ -384,6 +390,9 @@ impl<'s> Simulator<'s> {
 
 /// One sample of `value` for every subflow, in series named `flow/subflow` (created at the first
 /// sample; the set of subflows never changes during a run).
+/// One sample of `value` per subflow; 0 until the subflow is established, as the emulator
+/// reports a subflow whose socket does not exist yet (a flow starting late would otherwise show
+/// its initial window from time 0).
 fn sample_subflows(
     series: &mut Vec<NamedSeries>,
     conns: &[Connection],
@@ -398,7 +407,9 @@ fn sample_subflows(
                     values: Vec::new(),
                 });
             }
-            series[k].values.push(value(sf));
+            series[k]
+                .values
+                .push(if sf.established { value(sf) } else { 0.0 });
             k += 1;
         }
     }

@@ -281,3 +281,32 @@ fn the_srtt_trace_lies_between_the_empty_and_the_full_queue() {
     let mean = measured.iter().sum::<f64>() / measured.len() as f64;
     assert!(mean > low + 10.0, "mean srtt {mean} ms");
 }
+
+/// A flow that starts late has no window, RTT or advertised window before its handshake ends
+/// (traced as 0, as the emulator reports a socket that does not exist yet), and has them after.
+#[test]
+fn a_late_flow_traces_nothing_before_its_start() {
+    let r = run(json!({
+        "duration_s": 4.0,
+        "links": [link("l", 10.0, 10.0, json!({"kind": "droptail", "packets": 50}))],
+        "flows": [
+            {"id": "early", "protocol": "tcp", "cc": "reno", "paths": [["l"]]},
+            {"id": "late", "protocol": "tcp", "cc": "reno", "paths": [["l"]], "start_s": 2.0}
+        ],
+        "trace": ["cwnd", "srtt", "rwnd"], "trace_interval_ms": 100.0
+    }));
+    let traces = r.traces.as_ref().expect("traces");
+    let times = &traces.time_s;
+    // The handshake takes one round trip of 20 ms: samples from 2.1 s on see the subflow.
+    for series in [&traces.cwnd[1], &traces.srtt[1], &traces.rwnd[1]] {
+        assert!(series.name.starts_with("late"), "{}", series.name);
+        for (t, v) in times.iter().zip(&series.values) {
+            if *t < 2.0 {
+                assert_eq!(*v, 0.0, "{} at {t} s", series.name);
+            } else if *t >= 2.1 {
+                assert!(*v > 0.0, "{} at {t} s", series.name);
+            }
+        }
+    }
+    assert!(traces.cwnd[0].values[1..].iter().all(|v| *v > 0.0));
+}

@@ -115,6 +115,7 @@ def test_stored_changes_read_back() -> None:
         parse_option("backend=emu"),
         parse_option("scenario.rcvbuf={ kind = 'auto', cap = 4194304 }"),
         parse_option("published[0].label=«débit»"),
+        parse_option('factors."rtt.ms".levels=[10, 20]'),
     ]
     text = annotate("name = 'x'\n", options)
     assert text.startswith("name = 'x'\n")

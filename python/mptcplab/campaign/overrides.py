@@ -17,6 +17,7 @@ file. The store keeps the file's text with the changes appended as comments (see
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from mptcplab.tomlloc import parse_path
 __all__ = ["Override", "annotate", "apply", "blamed", "from_mapping", "parse_option", "stored"]
 
 Loc = tuple[str | int, ...]
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 # The comment block `annotate` appends to a campaign's text; `stored` reads it back.
 _MARKER = "# ---- changed when run (mptcplab run --set KEY=VALUE); the runs used these values ----"
@@ -42,9 +45,14 @@ class Override:
 
     @property
     def dotted(self) -> str:
+        """The key as written on the command line (parts that are not bare keys quoted)."""
         out = ""
         for part in self.key:
-            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+            if isinstance(part, int):
+                out += f"[{part}]"
+                continue
+            name = part if _BARE_KEY.fullmatch(part) else json.dumps(part, ensure_ascii=False)
+            out += f".{name}" if out else name
         return out
 
 

@@ -169,7 +169,7 @@ def test_run_with_set_stores_the_changes_and_the_report_uses_them(
     assert code == 0, err
     assert "6 runs planned" in out and "6 done" in out
     code, _, err = cli("status", str(store), "--set", "replications=1")
-    assert code == 2 and "--set changes a campaign file" in err
+    assert code == 2 and "--set: changes a campaign file" in err
 
 
 def test_a_problem_at_a_table_the_file_has_stays_at_its_line(write_campaign) -> None:
@@ -183,3 +183,12 @@ def test_a_problem_at_a_table_the_file_has_stays_at_its_line(write_campaign) -> 
     assert campaign.where("scenario", "scheduler")["file"].endswith(
         "--set scenario.scheduler=roundrobin"
     )
+
+
+def test_design_shows_the_design_of_the_changed_campaign(write_campaign, cli) -> None:
+    path = write_campaign()
+    code, out, err = cli("design", str(path), "--set", "design.points=5", "--show", "0")
+    assert code == 0, err
+    assert "5 points × 2 factors" in out
+    code, _, err = cli("design", "--kind", "lhs", "-d", "2", "-n", "4", "--set", "design.points=5")
+    assert code == 2 and "--set: changes a campaign file, and none is given" in err

@@ -4,39 +4,18 @@ runs as a table."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from mptcplab.campaign.store import Store
+from mptcplab.commands.campaign_file import SetOption, load_campaign
 from mptcplab.commands.console import command_console
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
-
-if TYPE_CHECKING:
-    from mptcplab.campaign.spec import Campaign
-
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="Set a key of the campaign file for this command, e.g. --set backend=emu "
-        "--set scenario.scheduler=linger (repeatable; VALUE is read as TOML, a bare word as "
-        "text). The runs go to the campaign's store unless -o or --set output=PATH names "
-        "another.",
-    ),
-]
-
-
-def _load(campaign_file: Path, changes: list[str] | None) -> Campaign:
-    from mptcplab.campaign import load
-    from mptcplab.campaign.overrides import parse_option
-
-    return load(campaign_file, [parse_option(raw) for raw in changes or []])
 
 
 def run_command(
@@ -64,12 +43,14 @@ def run_command(
 
     Finished runs are skipped and failed ones retried; each finished run is committed at once,
     so an interrupted campaign resumes where it stopped. A campaign carrying published
-    figures ends by printing them beside the median of its runs at their settings.
+    figures ends by printing them beside the median of its runs at their settings. Runs of a
+    campaign changed with --set go to its store too, unless -o or --set output=PATH names
+    another.
     """
     from mptcplab.campaign import CampaignInterrupted, run_campaign
 
     console = command_console(stderr=True)
-    campaign = _load(campaign_file, changes)
+    campaign = load_campaign(campaign_file, changes)
     try:
         summary = run_campaign(
             campaign,
@@ -118,9 +99,9 @@ def status_command(
 
     console = command_console()
     if changes and target.suffix != ".toml":
-        raise UserError("--set changes a campaign file; a store is read as it is", field="--set")
+        raise UserError("changes a campaign file; a store is read as it is", field="--set")
     if target.suffix == ".toml":
-        campaign = _load(target, changes)
+        campaign = load_campaign(target, changes)
         plan, _, _ = plan_campaign(campaign)
         keys = plan.unique_runs().keys()
         store_path = campaign.output

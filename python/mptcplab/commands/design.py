@@ -16,6 +16,7 @@ import pandas as pd
 import typer
 from rich.table import Table
 
+from mptcplab.commands.campaign_file import SetOption, load_campaign
 from mptcplab.commands.console import command_console
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
@@ -97,6 +98,7 @@ def design_command(
         Path | None, typer.Option("--output", "-o", help="Save the points as CSV.")
     ] = None,
     show: Annotated[int, typer.Option("--show", min=0, help="Points to print.")] = 10,
+    changes: SetOption = None,
 ) -> None:
     """Generate a design, print its points and quality, optionally save it as CSV.
 
@@ -104,8 +106,9 @@ def design_command(
     scaled to the factors' domains. Without: a unit-cube design of --kind, --dims, --points.
     """
     console = command_console()
+    if changes and campaign_file is None:
+        raise UserError("changes a campaign file, and none is given", field="--set")
     if campaign_file is not None:
-        from mptcplab.campaign import load
         from mptcplab.campaign.plan import design_points
 
         given = [
@@ -123,7 +126,7 @@ def design_command(
                 f"{', '.join(given)} cannot be combined with a campaign file (it sets them)",
                 field=given[0],
             )
-        campaign = load(campaign_file)
+        campaign = load_campaign(campaign_file, changes)
         if design_index >= campaign.spec.design.designs:
             raise UserError(
                 f"the campaign has {campaign.spec.design.designs} design(s); expected "

@@ -85,7 +85,9 @@ def test_a_malformed_option_is_refused(raw: str, words: str) -> None:
         ("scenario.duratoin_s=2", "scenario.duratoin_s", "did you mean 'duration_s'?"),
         ("desing.points=4", "desing", "unknown key 'desing'"),
         ("name.first=x", None, "'name' is a string in the campaign, not a table"),
-        ("factors.cc.levels[5]=x", None, "no element [5] there: the campaign has a list of 2"),
+        ("factors.cc.levels[5]=x", None, "'factors.cc.levels' has 2 elements in the campaign"),
+        ("name[0]=x", None, "'name' is a string in the campaign, not a list"),
+        ("published[0].value=1", None, "the campaign has no 'published' list"),
     ],
 )
 def test_a_problem_in_a_set_key_names_the_option(
@@ -172,14 +174,40 @@ def test_run_with_set_stores_the_changes_and_the_report_uses_them(
     assert code == 2 and "--set: changes a campaign file" in err
 
 
-def test_a_problem_at_a_table_the_file_has_stays_at_its_line(write_campaign) -> None:
-    # The runner reports a scenario its backend refuses at [scenario]: that table is the file's
-    # even when an option changed one of its keys.
+def test_a_table_the_file_lacks_is_created(write_campaign) -> None:
+    path = write_campaign()
+    campaign = load(path, [parse_option("design.options.optimize=false")])
+    assert campaign.spec.design.options == {"optimize": False}
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "line_of"),
+    [
+        ('factors.cc.levels=["bbr"]', "factors.cc", "[factors.cc]"),
+        ("factors.cap0.low=nan", "factors.cap0", "[factors.cap0]"),
+        ("design.options.bogus=1", "design", "[design]"),
+    ],
+)
+def test_a_problem_at_a_table_an_option_changed_names_both(
+    write_campaign, raw: str, field: str, line_of: str
+) -> None:
+    path = write_campaign()
+    with pytest.raises(UserError) as caught:
+        build_plan(load(path, [parse_option(raw)]), versions={"sim": "v"})
+    assert caught.value.file == str(path)
+    assert caught.value.line == SMALL_CAMPAIGN.splitlines().index(line_of) + 1
+    assert caught.value.field == f"{field} (changed by --set {raw})"
+
+
+def test_a_problem_at_a_table_the_file_has_keeps_its_line(write_campaign) -> None:
+    # The runner reports a scenario its backend refuses at [scenario]: the table's line, and the
+    # option that changed one of its keys beside it.
     path = write_campaign()
     campaign = load(path, [parse_option("scenario.scheduler=roundrobin")])
     where = campaign.where("scenario")
     assert where["file"] == str(path)
     assert where["line"] == SMALL_CAMPAIGN.splitlines().index("[scenario]") + 1
+    assert where["field"] == "scenario (changed by --set scenario.scheduler=roundrobin)"
     assert campaign.where("scenario", "scheduler")["file"].endswith(
         "--set scenario.scheduler=roundrobin"
     )

@@ -26,7 +26,16 @@ from typing import Any
 from mptcplab.errors import UserError
 from mptcplab.tomlloc import parse_path
 
-__all__ = ["Override", "annotate", "apply", "blamed", "from_mapping", "parse_option", "stored"]
+__all__ = [
+    "Override",
+    "annotate",
+    "apply",
+    "blamed",
+    "changed_inside",
+    "from_mapping",
+    "parse_option",
+    "stored",
+]
 
 Loc = tuple[str | int, ...]
 
@@ -46,8 +55,12 @@ class Override:
     @property
     def dotted(self) -> str:
         """The key as written on the command line (parts that are not bare keys quoted)."""
+        return self.prefix(len(self.key))
+
+    def prefix(self, n: int) -> str:
+        """The first ``n`` parts of the key, dotted."""
         out = ""
-        for part in self.key:
+        for part in self.key[:n]:
             if isinstance(part, int):
                 out += f"[{part}]"
                 continue
@@ -95,45 +108,38 @@ def from_mapping(changes: Mapping[str, Any]) -> tuple[Override, ...]:
 
 
 def apply(data: Mapping[str, Any], overrides: Iterable[Override], file: str) -> dict[str, Any]:
-    """A copy of the parsed document ``data`` with every override set, in order."""
+    """A copy of the parsed document ``data`` with every override set, in order; tables on the
+    way are created, lists are not (an element is set only where the list has one)."""
     out: dict[str, Any] = _deep_copy(data)
     for o in overrides:
         node: Any = out
-        for depth, part in enumerate(o.key[:-1]):
-            node = _step(node, part, o, depth, file)
-        last = o.key[-1]
-        settable = isinstance(node, dict) if isinstance(last, str) else _has(node, last)
-        if not settable:
-            raise _misplaced(o, len(o.key) - 1, node, file)
-        node[last] = o.value
+        for depth, part in enumerate(o.key):
+            holder = o.prefix(depth)
+            if isinstance(part, int):
+                if not isinstance(node, list):
+                    raise _refused(
+                        o, file, f"'{holder}' is a {_kind(node)} in the campaign, not a list"
+                    )
+                if not -len(node) <= part < len(node):
+                    raise _refused(o, file, f"'{holder}' has {len(node)} elements in the campaign")
+            elif not isinstance(node, dict):
+                raise _refused(
+                    o, file, f"'{holder}' is a {_kind(node)} in the campaign, not a table"
+                )
+            if depth == len(o.key) - 1:
+                node[part] = o.value
+            elif isinstance(part, str) and part not in node:
+                if isinstance(o.key[depth + 1], int):
+                    raise _refused(o, file, f"the campaign has no '{o.prefix(depth + 1)}' list")
+                node[part] = {}
+                node = node[part]
+            else:
+                node = node[part]
     return out
 
 
-def _step(node: Any, part: str | int, o: Override, depth: int, file: str) -> Any:
-    if isinstance(part, int):
-        if _has(node, part):
-            return node[part]
-        raise _misplaced(o, depth, node, file)
-    if not isinstance(node, dict):
-        raise _misplaced(o, depth, node, file)
-    child = node.setdefault(part, {})
-    if not isinstance(child, dict | list):
-        prefix = Override(o.key[: depth + 1], None, o.shown).dotted
-        raise UserError(
-            f"'{prefix}' is a {_kind(child)} in the campaign, not a table: cannot set '{o.dotted}'",
-            file=f"{file}, {o.shown}",
-        )
-    return child
-
-
-def _misplaced(o: Override, depth: int, node: Any, file: str) -> UserError:
-    part = o.key[depth]
-    if isinstance(part, int):
-        size = f"a list of {len(node)}" if isinstance(node, list) else f"a {_kind(node)}"
-        what = f"no element [{part}] there: the campaign has {size}"
-    else:
-        what = f"the campaign has a {_kind(node)} there, not a table"
-    return UserError(f"cannot set '{o.dotted}': {what}", file=f"{file}, {o.shown}")
+def _refused(o: Override, file: str, why: str) -> UserError:
+    return UserError(f"cannot set '{o.dotted}': {why}", file=f"{file}, {o.shown}")
 
 
 def _kind(value: Any) -> str:
@@ -161,6 +167,16 @@ def blamed(
         if loc[: len(o.key)] == o.key:
             return o
         if loc and o.key[: len(loc)] == loc and not _present(written, loc):
+            return o
+    return None
+
+
+def changed_inside(overrides: Sequence[Override], loc: Sequence[str | int]) -> Override | None:
+    """The last override that set a key inside the table ``loc`` (a problem found at the
+    table, such as a factor whose levels were set, is the file's and the option's)."""
+    loc = tuple(loc)
+    for o in reversed(overrides):
+        if loc and len(o.key) > len(loc) and o.key[: len(loc)] == loc:
             return o
     return None
 

@@ -81,7 +81,14 @@ from mptcplab.analysis.metrics import (
     is_metric_name,
 )
 from mptcplab.analysis.published import same_setting
-from mptcplab.campaign.overrides import Override, annotate, apply, blamed, from_mapping
+from mptcplab.campaign.overrides import (
+    Override,
+    annotate,
+    apply,
+    blamed,
+    changed_inside,
+    from_mapping,
+)
 from mptcplab.design.factors import Factor
 from mptcplab.errors import UserError
 
@@ -252,7 +259,11 @@ def _where(
     if source is not None:
         return {"file": f"{path}, {source.shown}", "line": None, "field": _dotted(loc)}
     line = _line(text, loc if line_loc is None else line_loc)
-    return {"file": str(path), "line": line, "field": _dotted(loc)}
+    field = _dotted(loc)
+    inside = changed_inside(overrides, loc)
+    if inside is not None:
+        field += f" (changed by {inside.shown})"
+    return {"file": str(path), "line": line, "field": field}
 
 
 def _suggest(word: str, known: Sequence[str]) -> str:

@@ -218,3 +218,10 @@ def test_an_emulator_campaign_the_kernel_cannot_run_is_refused_before_any_run(
     assert err.line == CAMPAIGN.splitlines().index("[scenario]") + 1
     assert "backend 'emu'" in str(err) and 'set scheduler = "linger"' in str(err)
     assert not store.exists(), "nothing may run, nor a store be made, for a refused campaign"
+
+
+def test_more_flows_than_the_emulator_polls_are_refused() -> None:
+    assert kernel.check(scenario(cc="cubic", scheduler="linger", count=10_000), KERNEL)
+    err = refusal(scenario(cc="cubic", scheduler="linger", count=10_001))
+    assert err.field == "flows[0].count"
+    assert "at most 10000 flows in all" in str(err) and "got 10001" in str(err)

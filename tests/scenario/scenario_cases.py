@@ -77,7 +77,34 @@ SEMANTIC: list[Bad] = [
         "expected a duration of at most 10000000000 s (the clock counts nanoseconds in 64 bits), "
         "got 9223372036854776000",
     ),
+    Bad(
+        "run shorter than a millisecond",
+        top(duration_s=1e-10),
+        "duration_s",
+        "expected a duration of at least 0.001 s, got 0.0000000001",
+    ),
     Bad("negative warm-up", top(warmup_s=-1), "warmup_s", "expected seconds ≥ 0, got -1"),
+    Bad(
+        "flow starting at the end",
+        flow(start_s=30),
+        "flows[0].start_s",
+        "expected a start before duration_s = 30 s, got 30",
+    ),
+    Bad(
+        "more flows than a run holds",
+        lambda d: d["flows"].append(
+            {"id": "g", "protocol": "tcp", "paths": [["a"]], "count": 100_000}
+        ),
+        "flows[1].count",
+        "expected at most 100000 flows in all, got 100001 with this entry",
+    ),
+    Bad(
+        "traces too fine to hold",
+        top(trace=["cwnd", "queue"], trace_interval_ms=1e-3),
+        "trace_interval_ms",
+        "expected at least 0.0024 ms for these traces (4 series over 30 s; at most 50000000 "
+        "samples in all), got 0.001",
+    ),
     Bad(
         "warm-up as long as the run",
         top(warmup_s=30),

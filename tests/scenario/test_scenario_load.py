@@ -158,6 +158,25 @@ def test_json_syntax_error(tmp_path: Path) -> None:
     assert err.line == 3 and err.detail.startswith("invalid JSON:")
 
 
+def test_a_json_key_given_twice_is_refused_as_toml_refuses_it(tmp_path: Path) -> None:
+    text = '{\n  "duration_s": 10,\n  "seed": 7,\n  "seed": 8,\n  "links": [],\n  "flows": []\n}'
+    err = _error(_write(tmp_path, text, "s.json"))
+    assert err.line == 4 and err.detail.startswith("key 'seed' is given twice in one object")
+    # Objects of a list may share keys; only one object taking a key twice is refused.
+    ok = json.dumps(
+        {
+            "duration_s": 10,
+            "links": [
+                {"id": "a", "capacity_mbps": 1, "delay_ms": 1},
+                {"id": "b", "capacity_mbps": 1, "delay_ms": 1},
+            ],
+            "flows": [{"id": "f", "protocol": "tcp", "paths": [["a"]]}],
+        },
+        indent=2,
+    )
+    assert load_scenario(_write(tmp_path, ok, "ok.json")).links[1].id == "b"
+
+
 @pytest.mark.parametrize(
     "name,content,expected",
     [

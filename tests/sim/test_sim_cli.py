@@ -127,6 +127,9 @@ def test_bad_options_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:
     # Beyond the simulator's clock (nanoseconds in 64 bits) a run would end at its limit.
     code, _, err = run_cli(["sim", str(DEFAULT), "--duration", "1e12"], capsys, monkeypatch)
     assert code == 2 and "--duration: expected a duration of at most 1e+10 s" in err
+    # Below a millisecond the report's rates would divide by a period that rounds to nothing.
+    code, _, err = run_cli(["sim", str(DEFAULT), "--duration", "1e-10"], capsys, monkeypatch)
+    assert code == 2 and "--duration: expected a duration of at least 0.001 s, got 1e-10" in err
 
 
 @needs_engine
@@ -148,13 +151,14 @@ def test_a_duration_inside_the_warm_up_names_the_warm_up(capsys, monkeypatch) ->
 
 @needs_engine
 def test_the_tables_say_what_the_traces_hold_and_where(capsys, monkeypatch) -> None:
-    argv = ["sim", str(DEFAULT), "--duration", "2", "--trace", "cwnd,queue"]
+    argv = ["sim", str(DEFAULT), "--duration", "2", "--trace", "cwnd,srtt,rwnd,queue"]
     code, out, err = run_cli(argv, capsys, monkeypatch)
     assert code == 0, err
     samples = int(2 / 0.1) + 1  # every trace_interval_ms (100) from 0 to the end
     note = next(line for line in out.splitlines() if line.startswith("traces"))
     assert "--json or -o FILE" in note
-    assert f"cwnd 1 × {samples} samples" in note and f"queue 1 × {samples} samples" in note
+    for kind in ("cwnd", "srtt", "rwnd", "queue"):
+        assert f"{kind} 1 × {samples} samples" in note, note
     code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)
     assert code == 0 and "traces" not in out
 

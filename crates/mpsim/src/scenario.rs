@@ -379,6 +379,16 @@ fn finite_at_least(v: f64, min: f64, field: String, what: &str) -> Result<(), Sc
 /// duration would silently end at the clock's limit instead.
 pub const MAX_DURATION_S: f64 = 1e10;
 
+/// Shortest run, seconds: below a millisecond no packet crosses a link of the scenario's kind
+/// and the rates of the report divide by a period that rounds to nothing.
+pub const MIN_DURATION_S: f64 = 1e-3;
+
+/// Most flows of a run, counting each of a flow entry's `count` (a million took 5 GB).
+pub const MAX_FLOWS: u64 = 100_000;
+
+/// Most trace samples of a run, over every series (8 bytes each: 400 MB).
+pub const MAX_TRACE_VALUES: f64 = 5e7;
+
 fn positive(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
         return Err(err(field, format!("expected {what} > 0, got {v}")));
@@ -407,6 +417,15 @@ impl Scenario {
                 format!(
                     "expected a duration of at most {MAX_DURATION_S} s (the clock counts \
                      nanoseconds in 64 bits), got {}",
+                    self.duration_s
+                ),
+            ));
+        }
+        if self.duration_s < MIN_DURATION_S {
+            return Err(err(
+                "duration_s",
+                format!(
+                    "expected a duration of at least {MIN_DURATION_S} s, got {}",
                     self.duration_s
                 ),
             ));
@@ -467,6 +486,7 @@ impl Scenario {
             }
         }
         let mut flow_ids = BTreeSet::new();
+        let mut flows = 0u64;
         for (i, fl) in self.flows.iter().enumerate() {
             let f = |name: &str| format!("flows[{i}].{name}");
             if fl.id.is_empty() || fl.id.contains('#') {
@@ -550,7 +570,25 @@ impl Scenario {
             if fl.count == 0 {
                 return Err(err(f("count"), "expected a count ≥ 1"));
             }
+            flows += u64::from(fl.count);
+            if flows > MAX_FLOWS {
+                return Err(err(
+                    f("count"),
+                    format!(
+                        "expected at most {MAX_FLOWS} flows in all, got {flows} with this entry"
+                    ),
+                ));
+            }
             finite_at_least(fl.start_s, 0.0, f("start_s"), "seconds ≥ 0")?;
+            if fl.start_s >= self.duration_s {
+                return Err(err(
+                    f("start_s"),
+                    format!(
+                        "expected a start before duration_s = {} s, got {}",
+                        self.duration_s, fl.start_s
+                    ),
+                ));
+            }
             if let Some(stop) = fl.stop_s {
                 if !stop.is_finite() || stop <= fl.start_s {
                     return Err(err(
@@ -585,6 +623,41 @@ impl Scenario {
                 return Err(err(f("tcp.min_ssthresh_segments"), "expected ≥ 1"));
             }
             positive(t.oretx_rtt_factor, f("tcp.oretx_rtt_factor"), "a factor")?;
+        }
+        self.validate_trace_size()
+    }
+
+    /// The sampled traces fit in memory: one value per series and sample, the series being each
+    /// subflow's window and RTT, each connection's advertised window and each link's queue.
+    fn validate_trace_size(&self) -> Result<(), ScenarioError> {
+        let connections: f64 = self.flows.iter().map(|f| f64::from(f.count)).sum();
+        let subflows: f64 = self
+            .flows
+            .iter()
+            .map(|f| f64::from(f.count) * f.paths.len() as f64)
+            .sum();
+        let series: f64 = self
+            .trace
+            .iter()
+            .map(|kind| match kind {
+                TraceKind::Cwnd | TraceKind::Srtt => subflows,
+                TraceKind::Rwnd => connections,
+                TraceKind::Queue => self.links.len() as f64,
+                TraceKind::Blocks => 0.0,
+            })
+            .sum();
+        let duration_ms = self.duration_s * 1e3;
+        let samples = (duration_ms / self.trace_interval_ms).floor() + 1.0;
+        if series * samples > MAX_TRACE_VALUES {
+            let least = duration_ms * series / MAX_TRACE_VALUES;
+            return Err(err(
+                "trace_interval_ms",
+                format!(
+                    "expected at least {least} ms for these traces ({series} series over {} s; \
+                     at most {MAX_TRACE_VALUES} samples in all), got {}",
+                    self.duration_s, self.trace_interval_ms
+                ),
+            ));
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ import typer
 
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
-from mptcplab.scenario.model import MAX_DURATION_S, TraceKind
+from mptcplab.scenario.model import MAX_DURATION_S, MIN_DURATION_S, TraceKind
 
 ScenarioFile = Annotated[
     Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
@@ -26,6 +26,11 @@ SeedOption = Annotated[
 def _positive_duration(value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise UserError(f"expected a duration in seconds > 0, got {value:g}", field="--duration")
+    if value is not None and value < MIN_DURATION_S:
+        raise UserError(
+            f"expected a duration of at least {MIN_DURATION_S:g} s, got {value:g}",
+            field="--duration",
+        )
     if value is not None and value > MAX_DURATION_S:
         raise UserError(
             f"expected a duration of at most {MAX_DURATION_S:g} s (the clock counts nanoseconds "

@@ -13,6 +13,7 @@ from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_s
 from mptcplab.analysis.metrics import jain_index
 from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.scenario_options import (
+    TRACE_KINDS,
     DurationOption,
     JsonFlag,
     OutputOption,
@@ -177,7 +178,9 @@ def traces_note(report: Report) -> str | None:
     if t is None:
         return None
     parts = []
-    for name, series in (("cwnd", t.cwnd), ("rwnd", t.rwnd), ("queue", t.queue)):
+    # Every sampled kind the model has (srtt was once left out of a hand-written list).
+    for name in TRACE_KINDS:
+        series = getattr(t, name) if name != "blocks" else None
         if series:
             parts.append(f"{name} {len(series)} × {len(t.time_s)} samples")
     if t.blocks:

@@ -63,7 +63,14 @@ def parse_document(text: str, *, syntax: str, file: str | None = None) -> dict[s
             raise UserError(f"invalid TOML: {msg}", file=file, line=line) from None
     elif syntax == "json":
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as dup:
+            raise UserError(
+                f"key '{dup.key}' is given twice in one object (TOML refuses this too; "
+                "JSON readers would keep one of the two silently)",
+                file=file,
+                line=_second_key_line(text, dup.key),
+            ) from None
         except json.JSONDecodeError as exc:
             raise UserError(
                 f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
@@ -75,6 +82,27 @@ def parse_document(text: str, *, syntax: str, file: str | None = None) -> dict[s
     if not isinstance(data, dict):
         raise UserError("expected a table of scenario fields at the top level", file=file, line=1)
     return data
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _second_key_line(text: str, key: str) -> int | None:
+    """Line of the second ``"key":`` when the text has exactly two (the parser keeps no
+    positions; with more, other objects hold the key too and the line would be a guess)."""
+    found = list(re.finditer(rf'"{re.escape(json.dumps(key)[1:-1])}"\s*:', text))
+    return text.count("\n", 0, found[1].start()) + 1 if len(found) == 2 else None
 
 
 def load_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str, str]:

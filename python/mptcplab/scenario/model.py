@@ -99,6 +99,12 @@ def _invalid(field: str, message: str) -> PydanticCustomError:
 # Longest run, seconds (crates/mpsim/src/scenario.rs, MAX_DURATION_S): the simulator's clock
 # holds nanoseconds in 64 bits, about 584 years.
 MAX_DURATION_S = 1e10
+# Shortest run, seconds (scenario.rs, MIN_DURATION_S): the report's rates divide by the run.
+MIN_DURATION_S = 1e-3
+# Most flows of a run, each of an entry's `count` counted (scenario.rs, MAX_FLOWS).
+MAX_FLOWS = 100_000
+# Most trace samples of a run over every series, 8 bytes each (scenario.rs, MAX_TRACE_VALUES).
+MAX_TRACE_VALUES = 5e7
 
 
 def _num(v: float) -> str:
@@ -472,6 +478,12 @@ class Scenario(_Model):
                 f"expected a duration of at most {_num(MAX_DURATION_S)} s (the clock counts "
                 f"nanoseconds in 64 bits), got {_num(self.duration_s)}",
             )
+        if self.duration_s < MIN_DURATION_S:
+            raise _invalid(
+                "duration_s",
+                f"expected a duration of at least {_num(MIN_DURATION_S)} s, "
+                f"got {_num(self.duration_s)}",
+            )
         _finite_at_least(self.warmup_s, 0.0, "warmup_s", "seconds ≥ 0")
         if self.warmup_s >= self.duration_s:
             raise _invalid(
@@ -491,10 +503,23 @@ class Scenario(_Model):
             link_ids.add(link.id)
         known = ", ".join(sorted(link_ids))
         flow_ids: set[str] = set()
+        flows = 0
         for i, flow in enumerate(self.flows):
             if flow.id in flow_ids:
                 raise _invalid(f"flows[{i}].id", f"flow id '{flow.id}' is used twice")
             flow_ids.add(flow.id)
+            flows += flow.count
+            if flows > MAX_FLOWS:
+                raise _invalid(
+                    f"flows[{i}].count",
+                    f"expected at most {MAX_FLOWS} flows in all, got {flows} with this entry",
+                )
+            if flow.start_s >= self.duration_s:
+                raise _invalid(
+                    f"flows[{i}].start_s",
+                    f"expected a start before duration_s = {_num(self.duration_s)} s, "
+                    f"got {_num(flow.start_s)}",
+                )
             for p, path in enumerate(flow.paths):
                 for h, hop in enumerate(path):
                     if hop not in link_ids:
@@ -502,7 +527,31 @@ class Scenario(_Model):
                             f"flows[{i}].paths[{p}][{h}]",
                             f"unknown link '{hop}'; links are: {known}",
                         )
+        self._check_trace_size()
         return self
+
+    def _check_trace_size(self) -> None:
+        """The sampled traces fit in memory (scenario.rs, validate_trace_size)."""
+        connections = float(sum(f.count for f in self.flows))
+        subflows = float(sum(f.count * len(f.paths) for f in self.flows))
+        per_kind = {
+            "cwnd": subflows,
+            "srtt": subflows,
+            "rwnd": connections,
+            "queue": float(len(self.links)),
+        }
+        series = sum(per_kind.get(kind, 0.0) for kind in self.trace)
+        duration_ms = self.duration_s * 1e3
+        ratio = duration_ms / self.trace_interval_ms  # inf for an interval of a few 1e-308
+        samples = (math.floor(ratio) if math.isfinite(ratio) else ratio) + 1.0
+        if series * samples > MAX_TRACE_VALUES:
+            least = duration_ms * series / MAX_TRACE_VALUES
+            raise _invalid(
+                "trace_interval_ms",
+                f"expected at least {_num(least)} ms for these traces ({_num(series)} series "
+                f"over {_num(self.duration_s)} s; at most {_num(MAX_TRACE_VALUES)} samples in "
+                f"all), got {_num(self.trace_interval_ms)}",
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, ``None`` fields left out so the simulator applies its own defaults."""

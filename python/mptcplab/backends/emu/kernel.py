@@ -26,6 +26,9 @@ from mptcplab.scenario.model import FlowSpec, Scenario
 
 #: The kernel path manager's limit on additional subflows (MPTCP_PM_ADDR_MAX).
 MAX_EXTRA_SUBFLOWS = 8
+# Flows of one emulated run: 5,000 ran (the emulator said it was the bottleneck); beyond the
+# file-descriptor limits and the single traffic program's polling, nothing is measured.
+MAX_EMULATED_FLOWS = 10_000
 #: Scenario congestion control → kernel TCP_CONGESTION name.
 KERNEL_CC = {
     "reno": "reno",
@@ -220,8 +223,18 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
     """Refuse (UserError) what the kernel cannot run; return notes on simulator defaults the
     kernel does not model."""
     notes: list[str] = []
+    flows = 0
     for i, flow in enumerate(scenario.flows):
         mptcp = flow.protocol == "mptcp"
+        flows += flow.count
+        if flows > MAX_EMULATED_FLOWS:
+            raise _refuse(
+                i,
+                "count",
+                f"the emulator runs at most {MAX_EMULATED_FLOWS} flows in all (each is a socket "
+                f"of one traffic program, polled in real time), got {flows} with this entry; "
+                + SIMULATOR_HINT,
+            )
         if mptcp and len(flow.paths) > MAX_EXTRA_SUBFLOWS + 1:
             raise _refuse(
                 i,

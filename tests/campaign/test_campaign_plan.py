@@ -14,6 +14,7 @@ import pytest
 from campaign_cases import SMALL_CAMPAIGN
 
 from mptcplab.campaign import build_plan, load
+from mptcplab.errors import UserError
 
 BACKEND = {"backend": "sim", "backend_version": "test"}
 
@@ -337,3 +338,15 @@ def test_the_latency_campaign_runs_the_papers_four_cases_over_the_receive_buffer
     assert cases["tcp-3g"][:2] == ("tcp", [["3g"]])
     assert cases["mptcp"] == ("mptcp", [["wifi"], ["3g"]], ("off", False))
     assert cases["mptcp-m1m2"] == ("mptcp", [["wifi"], ["3g"]], ("nsdi12", True))
+
+
+def test_a_campaign_planning_more_runs_than_memory_holds_is_refused(write_campaign) -> None:
+    # 3 points × 2 levels × 200,000 replications: 1.2 million runs, refused before any is built.
+    text = SMALL_CAMPAIGN.replace("replications = 2", "replications = 200000")
+    with pytest.raises(UserError) as caught:
+        build_plan(load(write_campaign(text)), versions={"sim": "v"})
+    assert caught.value.field == "replications"
+    assert caught.value.line == text.splitlines().index("replications = 200000") + 1
+    assert "plans 1200000 runs (3 points × 2 variants × 1 backends × 200000 replications)" in (
+        caught.value.detail
+    )

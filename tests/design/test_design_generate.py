@@ -25,6 +25,7 @@ def test_lhs_options_pass_through() -> None:
 
 def test_factorial_kinds() -> None:
     assert generate("factorial", 2, rng=0, levels=[3, 4]).shape == (12, 2)
+    assert generate("factorial", 2, rng=0, levels=100).shape == (10_000, 2)
     assert generate("factorial", 3, 27, rng=0).shape == (27, 3)
     half = generate("factorial", 4, 8, rng=0, generators=["D=ABC"])
     assert half.shape == (8, 4)
@@ -40,6 +41,10 @@ def test_factorial_kinds() -> None:
         (("factorial", 2, 10), {}, r"not a power.*--option levels=L.*options = \{ levels = L \}"),
         (("factorial", 2, 10), {"levels": 3}, "give 9 points, not n = 10"),
         (("lhs", 2, 5), {"optimize": False, "it": 10}, "only apply with optimize"),
+        # Sizes whose pairwise distances, or whose factorial grid, would not fit in memory.
+        (("wsp", 2, 10_001), {}, "at most 10000 points, got 10001"),
+        (("sobol", 1_001, 8), {}, "at most 1000 factors, got 1001"),
+        (("factorial", 2), {"levels": 101}, "more than the 10000 points a design may have"),
     ],
 )
 def test_bad_requests_are_explained(args: tuple, kwargs: dict, message: str) -> None:

@@ -19,6 +19,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -277,11 +278,30 @@ def build_plan(
             versions = {backend: backend_version}
     backends = [(name, versions[name]) for name in versions]
     designs = tuple(design_points(campaign, k) for k in range(campaign.spec.design.designs))
+    _check_size(campaign, designs, len(backends))
     tasks = tuple(_iter_tasks(campaign, designs, backends))
     main = [t for t in tasks if t.row.role == "main"]
     _check_flow_metrics(campaign, main)
     _check_published_settings(campaign, main)
     return Plan(designs, tasks)
+
+
+#: Most runs one campaign may plan (each is a task in memory and a row in the store; a
+#: campaign of ten billion replications ran out of memory while planning).
+MAX_RUNS = 1_000_000
+
+
+def _check_size(campaign: Campaign, designs: Sequence[DesignPoints], backends: int) -> None:
+    points = sum(len(d.values) for d in designs)
+    variants = math.prod(len(f.levels) for f in campaign.qualitative)
+    runs = points * variants * backends * campaign.spec.replications
+    if runs > MAX_RUNS:
+        raise UserError(
+            f"the campaign plans {runs} runs ({points} points × {variants} variants × {backends} "
+            f"backends × {campaign.spec.replications} replications), more than {MAX_RUNS}; "
+            "lower the replications, the points or the levels",
+            **campaign.where("replications"),
+        )
 
 
 def _check_flow_metrics(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:

@@ -18,6 +18,13 @@ RngLike: TypeAlias = int | np.integer | np.random.SeedSequence | np.random.Gener
 # Points on the boundary of [0, 1] computed as sums of floats may overshoot by a few ulps.
 UNIT_CUBE_TOLERANCE = 1e-12
 
+#: Largest design: WSP and the quality measures compare every pair of points (10,000 points
+#: make 50 million pairs, 400 MB of distances; 100,000 asked for 37 GiB).
+MAX_POINTS = 10_000
+#: Most factors of a design: Sobol' sequences stop at 21,201 dimensions, and space-filling
+#: criteria mean little long before a thousand.
+MAX_DIMS = 1_000
+
 
 def as_generator(rng: RngLike) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` for an int seed, a SeedSequence or a Generator."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._common import check_count
+from ._common import MAX_POINTS, check_count
 
 FACTOR_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _GENERATOR = re.compile(r"^\s*([A-Za-z])\s*=\s*([+-]?)\s*([A-Za-z]+)\s*$")
@@ -48,6 +48,14 @@ def full_factorial(levels: int | Sequence[int], *, d: int | None = None) -> np.n
         if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 2:
             raise ValueError(
                 f"levels: factor {k} needs an integer number of levels >= 2, got {count!r}"
+            )
+    size = 1
+    for count in counts:
+        size *= int(count)
+        if size > MAX_POINTS:
+            raise ValueError(
+                f"levels: the product of the factors' levels is more than the {MAX_POINTS} "
+                "points a design may have"
             )
     axes = [np.linspace(0.0, 1.0, int(count)) for count in counts]
     # itertools.product varies its last argument fastest; reverse so the first factor does.

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import RngLike, check_count, check_flag
+from ._common import MAX_DIMS, MAX_POINTS, RngLike, check_count, check_flag
 from .factorial import fractional_factorial, full_factorial
 from .lhs import lhs, maximin_lhs
 from .sobol import sobol, uniform_random
@@ -121,6 +121,13 @@ def generate(
         expected = sorted(accepted) if accepted else "none"
         raise ValueError(f"design '{kind}': unknown option(s) {unknown}; accepted: {expected}")
     d = check_count("d", d)
+    if d > MAX_DIMS:
+        raise ValueError(f"design '{kind}': at most {MAX_DIMS} factors, got {d}")
     if n is not None:
         n = check_count("n", n)
+        if n > MAX_POINTS:
+            raise ValueError(
+                f"design '{kind}': at most {MAX_POINTS} points, got {n} (its quality measures "
+                "compare every pair of points)"
+            )
     return engine(d, n, rng, dict(options))

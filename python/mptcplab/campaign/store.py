@@ -19,15 +19,17 @@ synchronisation, so killing the runner loses only the runs that were still execu
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from mptcplab.errors import UserError
 from mptcplab.outputs import make_folder
@@ -100,6 +102,33 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+# The JSON columns of a task row (see :meth:`Store.task_rows`) and the type each holds.
+_JSON_FIELDS: dict[str, type] = {
+    "variant": dict,
+    "factors": dict,
+    "metrics": dict,
+    "reference_keys": list,
+}
+
+
+@cache
+def _schema_columns() -> dict[str, list[str]]:
+    """Each table of ``_SCHEMA`` and its columns, as SQLite itself reads the schema."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        names = [
+            str(r[0])
+            for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not str(r[0]).startswith("sqlite_")
+        ]
+        return {n: [str(c[1]) for c in db.execute(f"PRAGMA table_info({n})")] for n in names}
+    finally:
+        db.close()
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -156,45 +185,181 @@ class RunOutcome:
 
 
 class Store:
-    """A campaign's SQLite store. Use as a context manager or call :meth:`close`."""
+    """A campaign's SQLite store. Use as a context manager or call :meth:`close`.
+
+    Opened for reading (the default), the file is checked to be a campaign store of this
+    format with every table and column the code reads, and is never written: status, report
+    and export must not change what they read. ``create=True`` makes the store, or opens an
+    existing one for writing; any other file there is refused rather than written into.
+    """
 
     def __init__(self, path: str | Path, *, create: bool = False) -> None:
         self.path = Path(path)
-        if not create and not self.path.is_file():
+        new = self._make_file() if create else self._check_file()
+        try:
+            # Checked through a read-only connection: neither a reading command nor `run -o`
+            # writes into a file before it is known to be a campaign store.
+            self._db = sqlite3.connect(self._uri(), uri=True, timeout=30.0, isolation_level=None)
+            if not new:
+                new = self._check_schema(create)
+        except sqlite3.DatabaseError as exc:
+            self._refuse(f"not a campaign store ({exc})", create)
+        finally:
+            with suppress(AttributeError):
+                self._db.close()
+        # A checked store is read through a read-write connection all the same: a read-only one
+        # leaves the -wal and -shm files behind, which the last read-write connection removes.
+        # Reading writes nothing through it.
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            if create:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+            if new:
+                # One transaction: a file is either empty or a complete store of this format.
+                self._db.executescript(
+                    f"BEGIN IMMEDIATE;\n{_SCHEMA}\nINSERT OR IGNORE INTO meta(key, value) "
+                    f"VALUES ('format_version', '{FORMAT_VERSION}');\nCOMMIT;"
+                )
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            action = "write" if create else "open"
+            raise UserError(f"cannot {action} the store ({exc})", file=str(self.path)) from None
+
+    def _uri(self) -> str:
+        return f"{self.path.absolute().as_uri()}?mode=ro"
+
+    def _refuse(self, reason: str, create: bool) -> NoReturn:
+        with suppress(AttributeError):
+            self._db.close()
+        hint = "; choose another output path" if create else ""
+        raise UserError(reason + hint, file=str(self.path)) from None
+
+    def _check_file(self) -> bool:
+        """Refuse what cannot be a store before SQLite sees it (SQLite reads an empty or
+        missing file as an empty database)."""
+        if self.path.is_dir():
             inside = self.path / "store.sqlite"
             if inside.is_file():  # the campaign's results folder, given for its store
                 raise UserError(f"{self.path} is a folder; its store is {inside}", field="STORE")
+            raise UserError(
+                f"{self.path} is a directory, not a campaign store (the .sqlite file "
+                "`mptcplab run` writes)",
+                field="STORE",
+            )
+        if not self.path.exists():
             raise UserError(f"no store at {self.path}", field="STORE")
-        if create:
-            make_folder(self.path, "the store")  # SQLite creates the file
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            if create:
-                self._db.executescript(_SCHEMA)
-            self._check_version(create)
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"not a campaign store ({exc})", file=str(self.path)) from None
+        if not self.path.is_file():
+            self._refuse("not a campaign store (not a regular file)", False)
+        self._check_header(create=False)
+        return False
 
-    def _check_version(self, create: bool) -> None:
-        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+    def _check_header(self, *, create: bool) -> bool:
+        """True when the file is empty; refuses a file that is not an SQLite database."""
+        try:
+            with self.path.open("rb") as file:
+                header = file.read(len(_SQLITE_HEADER))
+        except OSError as exc:
+            raise UserError(
+                f"cannot read the store: {exc.strerror or exc}", file=str(self.path)
+            ) from None
+        if not header:
+            if create:
+                return True
+            self._refuse("not a campaign store (empty file)", create)
+        if header != _SQLITE_HEADER:
+            self._refuse("not a campaign store (not an SQLite database)", create)
+        return False
+
+    def _make_file(self) -> bool:
+        """Make the store's file unless it exists; True when the store is still to be made."""
+        if self.path.is_dir():
+            raise UserError("cannot create the store: it is a directory", file=str(self.path))
+        if self.path.exists():
+            if not self.path.is_file():
+                self._refuse("cannot create the store: not a regular file", True)
+            return self._check_header(create=True)
+        make_folder(self.path, "the store")
+        try:
+            # Made here, not by SQLite, whose only complaint is "unable to open database file".
+            with self.path.open("ab"):
+                pass
+        except OSError as exc:
+            folder = self.path.parent
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                why = f"the folder {folder} is not writable ({exc.strerror})"
+            elif exc.errno == errno.ENOENT:
+                why = f"no new file can be made in {folder} ({exc.strerror})"
+            else:
+                why = str(exc.strerror or exc)
+            raise UserError(f"cannot create the store: {why}", file=str(self.path)) from None
+        return True
+
+    def _check_schema(self, create: bool) -> bool:
+        """Refuse a file that is not a complete campaign store of this format; True when it is
+        an SQLite database without any table (a store whose creation was cut off)."""
+        tables = {
+            str(r[0])
+            for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if not tables:
+            if create:
+                return True
+            self._refuse("not a campaign store (an SQLite database without tables)", create)
         if "meta" not in tables:
-            raise UserError("not a campaign store (no meta table)", file=str(self.path))
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            self._refuse(
+                f"not a campaign store (an SQLite database without a meta table; its tables: "
+                f"{shown})",
+                create,
+            )
         row = self._db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()
         if row is None:
-            if not create:
-                raise UserError("not a campaign store (no format version)", file=str(self.path))
-            self._set_meta("format_version", str(FORMAT_VERSION))
-            return
-        version = int(row[0])
+            self._refuse("not a campaign store (no format version)", create)
+        try:
+            version = int(row[0])
+        except (TypeError, ValueError):
+            self._refuse(
+                f"damaged store: meta format_version is {row[0]!r}, expected a whole number",
+                create,
+            )
         if version != FORMAT_VERSION:
             newer = "a newer" if version > FORMAT_VERSION else "an older"
-            raise UserError(
+            self._refuse(
                 f"store format {version} comes from {newer} mptcplab; this one reads format "
                 f"{FORMAT_VERSION}",
+                create,
+            )
+        for table, expected in _schema_columns().items():
+            if table not in tables:
+                self._refuse(f"damaged store: no {table} table", create)
+            present = {str(r[1]) for r in self._db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in expected if c not in present]
+            if missing:
+                self._refuse(
+                    f"damaged store: table {table} lacks column {', '.join(missing)}", create
+                )
+        return False
+
+    def _decoded(
+        self, value: Any, what: str, owner: str, expected: type, *, compressed: bool = False
+    ) -> Any:
+        """A stored JSON value (zlib-compressed when ``compressed``) of the type the readers
+        expect; a damaged one names its row instead of failing deep inside a report."""
+        try:
+            decoded = json.loads(zlib.decompress(value) if compressed else value)
+        except (zlib.error, ValueError, TypeError) as exc:
+            raise UserError(
+                f"damaged store: the {what} of {owner} cannot be decoded ({exc})",
+                file=str(self.path),
+            ) from None
+        if not isinstance(decoded, expected):
+            raise UserError(
+                f"damaged store: the {what} of {owner} is a {type(decoded).__name__}, expected "
+                f"a {'JSON object' if expected is dict else 'JSON array'}",
                 file=str(self.path),
             )
+        return decoded
 
     def close(self) -> None:
         self._db.close()
@@ -247,6 +412,18 @@ class Store:
                 file=str(self.path),
             )
 
+    def check_campaign(self, campaign_name: str, campaign_file: str | Path) -> None:
+        """Refuse, when reading a store through its campaign's file, a store that another
+        campaign wrote: its runs are not this campaign's (``run`` refuses it in :meth:`claim`)."""
+        owner = self.meta("campaign")
+        if owner is not None and owner != campaign_name:
+            raise UserError(
+                f"the store {self.path} belongs to campaign '{owner}', not '{campaign_name}'; "
+                "give this campaign its own output path",
+                file=str(campaign_file),
+                field="output",
+            )
+
     # --- plan -------------------------------------------------------------------------------
 
     def replace_plan(
@@ -286,8 +463,8 @@ class Store:
             {
                 "design": r[0],
                 "kind": r[1],
-                "factor_names": json.loads(r[2]),
-                "unit_points": json.loads(r[3]),
+                "factor_names": self._decoded(r[2], "factor names", f"design {r[0]}", list),
+                "unit_points": self._decoded(r[3], "unit points", f"design {r[0]}", list),
             }
             for r in rows
         ]
@@ -380,18 +557,24 @@ class Store:
         rows = []
         for values in cursor:
             row = dict(zip(names, values, strict=True))
-            for field in ("variant", "factors", "metrics", "reference_keys"):
-                row[field] = None if row[field] is None else json.loads(row[field])
+            owner = f"run {row['run_key']}"
+            for field, expected in _JSON_FIELDS.items():
+                if row[field] is not None:
+                    row[field] = self._decoded(row[field], field, owner, expected)
             rows.append(row)
         return rows
 
     def report(self, run_key: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT report FROM runs WHERE run_key = ?", (run_key,)).fetchone()
-        return None if row is None else decompress_json(row[0])
+        if row is None or row[0] is None:
+            return None
+        return self._decoded(row[0], "report", f"run {run_key}", dict, compressed=True)
 
     def scenario(self, run_key: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT scenario FROM runs WHERE run_key = ?", (run_key,)).fetchone()
-        return None if row is None else decompress_json(row[0])
+        if row is None or row[0] is None:
+            return None
+        return self._decoded(row[0], "scenario", f"run {run_key}", dict, compressed=True)
 
     # --- provenance -------------------------------------------------------------------------
 

@@ -105,13 +105,14 @@ def status_command(
         plan, _, _ = plan_campaign(campaign)
         keys = plan.unique_runs().keys()
         store_path = campaign.output
-        if not store_path.is_file():
+        if not store_path.exists():
             console.print(
                 f"{campaign.name}: not started — {len(keys)} runs planned, store "
                 f"{store_path} does not exist yet"
             )
             return
         with Store(store_path) as store:
+            store.check_campaign(campaign.name, target)
             _print_status(console, campaign.name, store_path, store.counts(keys), store)
         return
     with Store(target) as store:

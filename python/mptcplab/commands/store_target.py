@@ -24,12 +24,17 @@ def resolve_store(target: Path) -> Path:
     if target.suffix != ".toml":
         return target
     from mptcplab.campaign import load
+    from mptcplab.campaign.store import Store
 
-    store = load(target).output
-    if not store.is_file():
+    campaign = load(target)
+    store = campaign.output
+    # exists, not is_file: a directory there is refused by Store with its own message.
+    if not store.exists():
         raise UserError(
             f"the campaign has stored no run yet (no store at {store}); "
             f"run it first: mptcplab run {target}",
             file=str(target),
         )
+    with Store(store) as opened:
+        opened.check_campaign(campaign.name, target)
     return store

@@ -21,7 +21,28 @@ def make_folder(path: str | Path, what: str) -> Path:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        # mkdir says only "File exists" (or "Not a directory") when a file stands in the way.
+        blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            raise UserError(
+                f"cannot write {what}: {blocking} is a file, not a folder", file=str(out)
+            ) from None
         raise _cannot_write(out, what, exc) from None
+    return out
+
+
+def check_writable(path: str | Path, what: str) -> Path:
+    """Refuse, before a long run, an output the run could not write at its end: the folder is
+    made and the file opened for appending (and removed again if it did not exist)."""
+    out = make_folder(path, what)
+    existed = out.exists()
+    try:
+        with out.open("a"):
+            pass
+    except OSError as exc:
+        raise _cannot_write(out, what, exc) from None
+    if not existed:
+        out.unlink(missing_ok=True)
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -180,6 +181,41 @@ def test_installed_command_exit_code(tmp_path: Path) -> None:
         f"error: {path}:{line}: links[0].loss: expected a probability in [0, 1), got 1"
     )
     assert "Traceback" not in proc.stderr
+
+
+@needs_engine
+def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
+    # A million simulated seconds (hours of work): Ctrl-C must not wait for the run to end.
+    exe = Path(sys.executable).with_name("mptcplab")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "mptcplab.cli"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.Popen(
+        [*cmd, "sim", str(DEFAULT), "--duration", "1e6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        # Wait for the run to start (the interpreter and the extension loaded), then interrupt.
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip() == "interrupted"
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    (tmp_path / "regular").write_text("")
+    target = tmp_path / "regular" / "report.json"
+    code, out, err = run_cli(["sim", str(DEFAULT), "-o", str(target)], capsys, monkeypatch)
+    assert code == 2 and out == ""  # no tables: the run did not start
+    assert f"{target}: cannot write the report: {tmp_path / 'regular'} is a file" in err
 
 
 @needs_engine

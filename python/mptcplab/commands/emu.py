@@ -23,6 +23,7 @@ from mptcplab.commands.scenario_options import (
     write_report,
 )
 from mptcplab.commands.sim import print_report
+from mptcplab.outputs import check_writable
 
 
 def _us(value: float | None) -> str:
@@ -86,6 +87,8 @@ def emu_command(
     from mptcplab import emu
 
     traces = parse_trace(trace)
+    if output is not None:
+        check_writable(output, "the report")  # before the run, not after its real time
     try:
         report = emu.run(file, seed=seed, duration_s=duration, trace=traces)
     except emu.EmulatorError as exc:

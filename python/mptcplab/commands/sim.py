@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,7 +26,10 @@ from mptcplab.commands.scenario_options import (
     parse_trace,
     write_report,
 )
+from mptcplab.outputs import check_writable
 from mptcplab.results import FlowReport, Report
+
+T = TypeVar("T")
 
 
 def _fmt(value: float, digits: int = 2) -> str:
@@ -206,6 +212,29 @@ def print_report(report: Report, console: Console | None = None) -> None:
         console.print(note, style="dim", highlight=False, soft_wrap=True)
 
 
+def _interruptible(call: Callable[[], T]) -> T:
+    """``call()`` in a thread, so that Ctrl-C stops the command at once: Python raises
+    KeyboardInterrupt in the main thread between bytecodes, and a call into the simulator
+    (which holds no Python lock while it runs) returns only when the run is over. The thread
+    is a daemon: the process exits without waiting for the run it abandons."""
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as exc:  # handed to the main thread as it is
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=target, name="mpsim", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
 def sim_command(
     file: ScenarioFile,
     json_out: JsonFlag = False,
@@ -218,11 +247,16 @@ def sim_command(
     from mptcplab import sim
 
     traces = parse_trace(trace)
+    if output is not None:
+        check_writable(output, "the report")
     try:
-        report = sim.run(file, seed=seed, duration_s=duration, trace=traces)
+        report = _interruptible(lambda: sim.run(file, seed=seed, duration_s=duration, trace=traces))
     except sim.SimulatorUnavailable as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
+        sys.exit(130)
     text = report.to_json(indent=2)
     write_report(text, output)
     if json_out:

@@ -11,12 +11,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import pandas as pd
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from mptcplab.backends.perf.sockets import MAX_BUFFER_BYTES
+from mptcplab.backends.perf.wire import MAX_BLOCK_BYTES, MAX_DURATION_S, MIN_BLOCK_BYTES
 from mptcplab.commands.console import command_console, report_table
+from mptcplab.errors import UserError
 
 perf_app = typer.Typer(
     help="TCP and MPTCP transfers between real hosts, and the MPTCP/TCP gain matrix.",
@@ -30,17 +34,35 @@ class TransportChoice(StrEnum):
 
 
 PortOption = Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="TCP port.")]
+
+
+def _duration(value: float) -> float:
+    # The server refuses any other: caught here, before a connection (or a whole series).
+    if not 0 < value <= MAX_DURATION_S:
+        raise UserError(
+            f"expected seconds in (0, {MAX_DURATION_S:g}], got {value:g}", field="--duration"
+        )
+    return value
+
+
 DurationOption = Annotated[
-    float, typer.Option("--duration", "-t", min=0.001, help="Seconds of sending per transfer.")
+    float,
+    typer.Option("--duration", "-t", callback=_duration, help="Seconds of sending per transfer."),
 ]
 CcOption = Annotated[
     str | None, typer.Option("--cc", help="Congestion control (TCP_CONGESTION), e.g. cubic.")
 ]
 SndbufOption = Annotated[
-    int | None, typer.Option("--sndbuf", min=1, help="Fixed send buffer, bytes (else auto).")
+    int | None,
+    typer.Option(
+        "--sndbuf", min=1, max=MAX_BUFFER_BYTES, help="Fixed send buffer, bytes (else auto)."
+    ),
 ]
 RcvbufOption = Annotated[
-    int | None, typer.Option("--rcvbuf", min=1, help="Fixed receive buffer, bytes (else auto).")
+    int | None,
+    typer.Option(
+        "--rcvbuf", min=1, max=MAX_BUFFER_BYTES, help="Fixed receive buffer, bytes (else auto)."
+    ),
 ]
 Ipv4Flag = Annotated[bool, typer.Option("-4", "--ipv4", help="IPv4 only.")]
 Ipv6Flag = Annotated[bool, typer.Option("-6", "--ipv6", help="IPv6 only.")]
@@ -50,6 +72,25 @@ def _family(ipv4: bool, ipv6: bool) -> socket.AddressFamily | None:
     if ipv4 and ipv6:
         raise typer.BadParameter("give -4 or -6, not both")
     return socket.AF_INET if ipv4 else socket.AF_INET6 if ipv6 else None
+
+
+def _check_cc(cc: str | None) -> None:
+    from mptcplab.backends.perf.sockets import PerfError, check_congestion
+
+    if cc is not None:
+        try:
+            check_congestion(cc)
+        except PerfError as exc:
+            raise UserError(str(exc), field="--cc") from None
+
+
+def _check_local(address: str, option: str) -> None:
+    from mptcplab.backends.perf.sockets import PerfError, check_local_address
+
+    try:
+        check_local_address(address)
+    except PerfError as exc:
+        raise UserError(str(exc), field=option) from None
 
 
 def _fail(message: str) -> None:
@@ -73,6 +114,7 @@ def server_command(
     transfer."""
     from mptcplab.backends.perf.server import PerfError, PerfServer
 
+    _check_local(bind, "--bind")
     console = command_console()
 
     def show(peer: tuple, answer: dict[str, Any]) -> None:
@@ -121,8 +163,8 @@ def client_command(
         int | None,
         typer.Option(
             "--blocks",
-            min=1,
-            max=1 << 30,
+            min=MIN_BLOCK_BYTES,
+            max=MAX_BLOCK_BYTES,
             help="Send blocks of this many bytes back to back and time each one.",
         ),
     ] = None,
@@ -136,18 +178,24 @@ def client_command(
     from mptcplab.backends.perf.client import transfer
     from mptcplab.backends.perf.sockets import PerfError
 
+    _check_cc(cc)
+    if bind is not None:
+        _check_local(bind, "--bind")
+    # A long transfer, and for small blocks the timing of millions of them, is not silence.
+    status = f"sending for {duration:g} s" + (", then timing each block" if blocks else "")
     try:
-        record = transfer(
-            server,
-            port,
-            transport=transport.value,
-            duration_s=duration,
-            family=_family(ipv4, ipv6),
-            bind=bind,
-            congestion=cc,
-            sndbuf_bytes=sndbuf,
-            block_bytes=blocks,
-        )
+        with command_console(stderr=True).status(status):
+            record = transfer(
+                server,
+                port,
+                transport=transport.value,
+                duration_s=duration,
+                family=_family(ipv4, ipv6),
+                bind=bind,
+                congestion=cc,
+                sndbuf_bytes=sndbuf,
+                block_bytes=blocks,
+            )
     except PerfError as exc:
         _fail(str(exc))
         return
@@ -235,7 +283,8 @@ def gain_command(
     the servers with --rcvbuf 16777216 for its receive buffer). Records already in --out
     count, so a killed series resumes. Ends with this host's rows of the gain matrix."""
     from mptcplab.backends.perf import gain
-    from mptcplab.errors import UserError
+    from mptcplab.backends.perf.sockets import PerfError, resolve
+    from mptcplab.outputs import writing
 
     family = _family(ipv4, ipv6)
     label = None
@@ -251,12 +300,23 @@ def gain_command(
         raise UserError("--host names this host in a --mesh file; give --mesh too")
     if not destinations:
         raise UserError("give the destinations (perf servers), or a --mesh file")
-    records = gain.read_records(out)
+    # What would fail every transfer alike is refused before the first one.
+    for address in source or []:
+        _check_local(address, "--source" if mesh is None else f"--mesh {mesh}: host {label}")
+    for destination in destinations:
+        try:
+            resolve(destination, port, None)
+        except PerfError as exc:
+            raise UserError(f"destination {exc}") from None
+    _check_cc(cc)
+    records = gain.read_records(out, appending=True)
     todo = gain.remaining(gain.plan(destinations, source or [], runs), records)
     console = command_console()
     if not todo:
         console.print(f"{out}: every transfer is already recorded", highlight=False)
     else:
+        with writing(out, "the perf records"), out.open("a"):
+            pass
         total_s = len(todo) * duration
         console.print(
             f"{len(todo)} transfers of {duration:g} s (≥ {total_s / 60:.0f} min) → {out}",
@@ -285,6 +345,8 @@ def gain_command(
                 typer.secho(f"interrupted; {out} keeps what finished", err=True)
                 sys.exit(130)
     print_matrix(records, console)
+    if todo and failed == len(todo):
+        _fail(f"every transfer of this series failed ({failed}); see the errors above")
 
 
 def print_matrix(records: list[dict[str, Any]], console: Console) -> pd.DataFrame:
@@ -334,25 +396,39 @@ def matrix_command(
 ) -> None:
     """The source × destination matrix of ln(MPTCP/TCP) from the records of several hosts."""
     from mptcplab.backends.perf.gain import read_records
-    from mptcplab.errors import UserError
+    from mptcplab.outputs import writing
 
     records = []
+    seen: dict[Path, Path] = {}
     for f in files:
-        if not f.is_file():
+        if not f.exists():
             raise UserError("no such file", file=str(f))
+        # Twice the same file would count each of its transfers twice.
+        if (same := seen.setdefault(f.resolve(), f)) is not f:
+            also = "" if str(same) == str(f) else f" (also as {same})"
+            raise UserError(f"given twice{also}", file=str(f))
         records += read_records(f)
     if not records:
         raise UserError("no perf records in " + ", ".join(map(str, files)))
     matrix = print_matrix(records, command_console())
+    if png is not None and not np.isfinite(matrix["log_gain"].to_numpy(dtype=float)).any():
+        raise UserError(
+            "no relation has a gain to draw (none has both a TCP and an MPTCP transfer "
+            "that finished)",
+            field="--png",
+        )
     if csv is not None:
-        matrix.to_csv(csv, index=False)
+        with writing(csv, "the matrix CSV"):
+            matrix.to_csv(csv, index=False)
     if png is not None:
         from mptcplab.analysis.metrics import metric_info
         from mptcplab.analysis.plots import heat_map
         from mptcplab.backends.perf.matrix import heat_grid
 
         info = metric_info("log_gain")
-        png.write_bytes(heat_map(heat_grid(matrix), info.unit, info.higher_is_better))
+        image = heat_map(heat_grid(matrix), info.unit, info.higher_is_better)
+        with writing(png, "the heat map"):
+            png.write_bytes(image)
 
 
 def register(app: typer.Typer) -> None:

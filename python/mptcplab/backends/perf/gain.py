@@ -22,6 +22,7 @@ from typing import Any
 from mptcplab.backends.perf import client, sockets
 from mptcplab.backends.perf.sockets import PerfError, Transport
 from mptcplab.errors import UserError
+from mptcplab.outputs import make_folder, writing
 
 
 @dataclass(frozen=True)
@@ -57,21 +58,37 @@ def _same_family(source: str | None, destination: str) -> bool:
     return a is None or b is None or a == b
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """The records of a JSON-lines file; a last line cut short by a kill is ignored."""
-    if not path.exists():
+def read_records(path: Path, *, appending: bool = False) -> list[dict[str, Any]]:
+    """The records of a JSON-lines file (none when it does not exist yet); a last line cut
+    short (no line end) is ignored, unless ``appending``: records added after it would
+    continue that line and spoil both."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return []
+    except IsADirectoryError:
+        message = "is a folder, expected a JSON-lines file of perf records"
+        raise UserError(message, file=str(path)) from None
+    except OSError as exc:
+        raise UserError(f"cannot read the perf records: {exc.strerror}", file=str(path)) from None
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UserError("not a JSON record (not UTF-8 text)", file=str(path), line=line) from None
     records = []
-    lines = path.read_text().splitlines()
+    lines = text.split("\n")
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            if number == len(lines):
+            # Only the last piece can lack its line end: split leaves "" after a final one.
+            if number == len(lines) and not appending:
                 break
-            raise UserError("not a JSON record", file=str(path), line=number) from None
+            cut = " (cut short: remove it to add records)" if number == len(lines) else ""
+            raise UserError(f"not a JSON record{cut}", file=str(path), line=number) from None
         if not isinstance(record, dict) or "transport" not in record:
             raise UserError("not a mptcplab perf record", file=str(path), line=number)
         records.append(record)
@@ -107,7 +124,7 @@ def run_series(
 ) -> Iterator[dict[str, Any]]:
     """Make each transfer of ``todo`` in order, appending its record to ``out``; ``host``
     names this host in the records (default: its host name)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out, "the perf records")
     for t in todo:
         try:
             record = client.transfer(
@@ -133,7 +150,7 @@ def run_series(
             }
         if host is not None:
             record["host"] = host
-        with out.open("a") as f:
+        with writing(out, "the perf records"), out.open("a") as f:
             f.write(json.dumps(record) + "\n")
         yield record
 

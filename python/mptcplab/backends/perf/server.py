@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from mptcplab.backends.perf import sockets, wire
 from mptcplab.backends.perf.sockets import PerfError
 
@@ -58,16 +60,17 @@ def receive(conn: socket.socket, clock_id: str) -> dict[str, Any]:
     first_ns = time.monotonic_ns()
     end_ns = first_ns + int(float(hello["duration_s"]) * 1e9)
     received, last_ns = n, first_ns
-    # When each block had been read in full, in ns after the first data byte.
-    done_ns: list[int] = []
-    next_block = block or 0
+    # For blocks, the bytes read so far and the time, after each read: which read completed
+    # which block is worked out at the end, as a per-block step here would slow the reading
+    # it measures.
+    read_bytes: list[int] = []
+    read_ns: list[int] = []
     most_subflows = sockets.most_subflows(conn, None)
     next_look = first_ns + 1_000_000_000
     while n and last_ns < end_ns:
         if block is not None:
-            while received >= next_block:
-                done_ns.append(last_ns - first_ns)
-                next_block += block
+            read_bytes.append(received)
+            read_ns.append(last_ns)
         n = conn.recv_into(view)
         received += n
         last_ns = time.monotonic_ns()
@@ -85,8 +88,24 @@ def receive(conn: socket.socket, clock_id: str) -> dict[str, Any]:
         "server_rcvbuf_bytes": conn.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
     }
     if block is not None:
-        answer |= {"first_byte_ns": first_ns, "block_done_ns": done_ns}
+        answer |= {
+            "first_byte_ns": first_ns,
+            "block_done_ns": blocks_done_ns(read_bytes, read_ns, block, first_ns),
+        }
     return answer
+
+
+def blocks_done_ns(
+    read_bytes: list[int], read_ns: list[int], block: int, first_ns: int
+) -> list[int]:
+    """When each block had been read in full, in ns after ``first_ns``: the time of the first
+    read after which ``read_bytes`` (bytes read so far) covers the block's end."""
+    if not read_bytes:
+        return []
+    ends = np.arange(1, read_bytes[-1] // block + 1, dtype=np.int64) * block
+    reads = np.searchsorted(np.asarray(read_bytes, dtype=np.int64), ends, "left")
+    done: list[int] = (np.asarray(read_ns, dtype=np.int64)[reads] - first_ns).tolist()
+    return done
 
 
 def serve_connection(conn: socket.socket, clock_id: str | None = None) -> dict[str, Any]:

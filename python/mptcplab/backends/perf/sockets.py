@@ -22,6 +22,8 @@ MPTCP_INFO = 1
 TCP_IS_MPTCP = 43
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 _AVAILABLE_CC = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+#: Largest SO_SNDBUF / SO_RCVBUF: the kernel takes a C int.
+MAX_BUFFER_BYTES = 2**31 - 1
 
 
 class PerfError(Exception):
@@ -70,18 +72,56 @@ def most_subflows(sock: socket.socket, seen: int | None) -> int | None:
     return seen if now is None else max(seen or 0, now)
 
 
+def available_congestion() -> list[str]:
+    """The congestion controls the kernel lists as loaded (empty when it cannot be read)."""
+    try:
+        return _AVAILABLE_CC.read_text().split()
+    except OSError:
+        return []
+
+
+def _not_available(name: str, what: str = "") -> PerfError:
+    offered = available_congestion()
+    return PerfError(
+        f"{what}{name!r} is not available here"
+        + (f" (available: {', '.join(offered)})" if offered else "")
+    )
+
+
 def set_congestion(sock: socket.socket, name: str) -> None:
     try:
         sock.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, name.encode())
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
+        raise _not_available(name, "congestion control ") from None
+
+
+def check_congestion(name: str) -> None:
+    """Raise :class:`PerfError` unless this process can give a TCP socket ``name``.
+
+    Probed on a plain TCP socket, not read from the list of loaded ones: the kernel loads a
+    module on demand (for root). An MPTCP socket takes any name and its subflows quietly run
+    the default when the name is unknown, so the check must come before the transfer."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         try:
-            offered = _AVAILABLE_CC.read_text().split()
-        except OSError:
-            offered = []
+            probe.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, name.encode())
+        except (OSError, ValueError):
+            raise _not_available(name) from None
+        # The kernel cuts a long name to the length it keeps.
+        if congestion(probe) != name:
+            raise _not_available(name)
+
+
+def check_applied(sock: socket.socket, name: str) -> None:
+    """Raise :class:`PerfError` when the connection does not run ``name`` (see
+    :func:`check_congestion`); a kernel that does not tell leaves it unchecked."""
+    try:
+        running = congestion(sock)
+    except OSError:
+        return
+    if running != name:
         raise PerfError(
-            f"congestion control {name!r} is not available in this kernel"
-            + (f" (available: {', '.join(offered)})" if offered else "")
-        ) from None
+            f"congestion control {name!r} was not applied (the connection runs {running})"
+        )
 
 
 def congestion(sock: socket.socket) -> str:
@@ -93,6 +133,9 @@ def set_buffers(sock: socket.socket, *, sndbuf: int | None, rcvbuf: int | None) 
     """Fixed buffers. The kernel doubles the value for its bookkeeping and caps it at
     net.core.[rw]mem_max unless the process may force it (root), so the forcing option is
     tried first; the record keeps what the kernel granted."""
+    for what, size in (("sndbuf", sndbuf), ("rcvbuf", rcvbuf)):
+        if size is not None and not 0 < size <= MAX_BUFFER_BYTES:
+            raise ValueError(f"{what}: expected bytes in [1, {MAX_BUFFER_BYTES}], got {size}")
     for size, force, plain in (
         (sndbuf, getattr(socket, "SO_SNDBUFFORCE", 32), socket.SO_SNDBUF),
         (rcvbuf, getattr(socket, "SO_RCVBUFFORCE", 33), socket.SO_RCVBUF),
@@ -116,6 +159,22 @@ def resolve(
         raise PerfError(f"{host}: no {kind}address ({exc.strerror})") from None
     af, _, _, _, address = found[0]
     return socket.AddressFamily(af), address
+
+
+def check_local_address(address: str) -> None:
+    """Raise :class:`PerfError` unless a socket of this host can be bound to ``address``."""
+    try:
+        infos = socket.getaddrinfo(address, 0, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise PerfError(f"{address!r} is not an address of this host ({exc.strerror})") from None
+    af, _, _, _, where = infos[0]
+    with socket.socket(af, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(where)
+        except OSError as exc:
+            raise PerfError(
+                f"{address!r} is not an address of this host ({exc.strerror})"
+            ) from None
 
 
 def ip_version(address: str) -> int | None:

@@ -1,0 +1,290 @@
+"""Bad input to ``mptcplab perf``: one message naming the option or the file (and line), exit
+code 2, before any transfer; never a traceback nor a silently wrong record."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mptcplab.backends.perf import server, sockets, wire
+from mptcplab.backends.perf.client import Sent, block_latencies_ms, transfer
+from mptcplab.backends.perf.server import PerfServer
+
+ROOT = Path(__file__).resolve().parents[2]
+HUGE = "99999999999999999999"
+
+
+def mptcplab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1", COLUMNS="200")
+    return subprocess.run(
+        [sys.executable, "-m", "mptcplab.cli", "perf", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def refused(out: subprocess.CompletedProcess[str], *says: str) -> None:
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert "Traceback" not in out.stderr
+    for text in says:
+        assert text in out.stderr, out.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def record(transport: str, mbps: float) -> str:
+    return json.dumps(
+        {"host": "h", "family": 4, "transport": transport, "bind": "a", "source": "a",
+         "server": "d", "goodput_mbps": mbps, "mptcp": transport == "mptcp"}
+    )  # fmt: skip
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Path:
+    path = tmp_path / "r.jsonl"
+    path.write_text(record("tcp", 10.0) + "\n" + record("mptcp", 12.0) + "\n")
+    return path
+
+
+# 1. Buffers larger than the kernel's int.
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["server", "--rcvbuf", HUGE], "--rcvbuf"),
+        (["client", "127.0.0.1", "--sndbuf", HUGE], "--sndbuf"),
+        (["gain", "127.0.0.1", "--sndbuf", HUGE], "--sndbuf"),
+    ],
+)
+def test_a_buffer_past_the_kernels_int_is_refused(args: list[str], option: str) -> None:
+    refused(mptcplab(*args), f"'{option}'", str(sockets.MAX_BUFFER_BYTES))
+
+
+def test_the_library_refuses_such_a_buffer_too() -> None:
+    with socket.socket() as sock, pytest.raises(ValueError, match="sndbuf: expected bytes"):
+        sockets.set_buffers(sock, sndbuf=1 << 40, rcvbuf=None)
+
+
+# 2. perf gain -o where no records file can be.
+
+
+def test_gain_names_a_records_file_it_cannot_read_or_write(tmp_path: Path) -> None:
+    (tmp_path / "regfile").write_text("x\n")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "binary.jsonl").write_bytes(b'{"a"\n\xff\xfe\x00')
+    series = ["127.0.0.1", "-n", "1", "-t", "0.1", "-p", str(free_port()), "-o"]
+    cases = {
+        "/proc/x": "/proc/x: cannot write the perf records",
+        "folder": "folder: is a folder, expected a JSON-lines file",
+        "regfile/x": "regfile/x: cannot read the perf records: Not a directory",
+        "binary.jsonl": "binary.jsonl:2: not a JSON record (not UTF-8 text)",
+    }
+    for out, says in cases.items():
+        refused(mptcplab("gain", *series, out, cwd=tmp_path), says)
+    assert (tmp_path / "binary.jsonl").read_bytes() == b'{"a"\n\xff\xfe\x00'
+
+
+# 3. perf matrix: its inputs and its --png / --csv.
+
+
+def test_matrix_names_an_input_that_is_a_folder_or_not_text(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    refused(mptcplab("matrix", "folder", cwd=tmp_path), "folder: is a folder")
+    (tmp_path / "b.jsonl").write_bytes(b"\x89PNG\r\n\x1a\n")
+    refused(mptcplab("matrix", "b.jsonl", cwd=tmp_path), "b.jsonl:1: not a JSON record")
+
+
+@pytest.mark.parametrize("option", ["--png", "--csv"])
+def test_matrix_names_an_output_it_cannot_write(option: str, records: Path) -> None:
+    folder = records.parent
+    (folder / "regfile").write_text("x\n")
+    (folder / "sub").mkdir()
+    what = "the heat map" if option == "--png" else "the matrix CSV"
+    for out in ("/proc/x.png", "sub", "regfile/x.png"):
+        refused(
+            mptcplab("matrix", str(records), option, out, cwd=folder), f"{out}: cannot write {what}"
+        )
+
+
+def test_matrix_refuses_a_heat_map_without_any_gain(tmp_path: Path) -> None:
+    path = tmp_path / "failed.jsonl"
+    path.write_text(json.dumps({"transport": "tcp", "server": "d", "error": "refused"}) + "\n")
+    refused(mptcplab("matrix", str(path), "--png", str(tmp_path / "m.png")), "--png: no relation")
+    assert not (tmp_path / "m.png").exists()
+
+
+# 4. A congestion control the kernel does not have.
+
+
+@pytest.mark.parametrize("transport", ["mptcp", "tcp"])
+@pytest.mark.parametrize("name", ["bogus", "lia", "x" * 20])
+def test_client_refuses_a_congestion_control_this_host_lacks(transport: str, name: str) -> None:
+    out = mptcplab("client", "127.0.0.1", "-p", str(free_port()), "-T", transport, "--cc", name)
+    refused(out, f"--cc: '{name}' is not available here (available: ")
+
+
+def test_gain_refuses_it_before_any_transfer(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    refused(mptcplab("gain", "127.0.0.1", "--cc", "bogus", "-o", str(out)), "--cc: 'bogus'")
+    assert not out.exists()
+
+
+@pytest.mark.usefixtures("mptcp_sockets")
+def test_an_mptcp_transfer_runs_the_congestion_control_asked(perf_server: PerfServer) -> None:
+    default = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    others = [n for n in sockets.available_congestion() if n != default]
+    if not others:
+        pytest.skip("a single congestion control here")
+    for name in others:
+        made = transfer("127.0.0.1", perf_server.port, duration_s=0.1, congestion=name)
+        assert made["congestion"] == name
+
+
+def test_a_connection_that_ignored_the_name_is_an_error() -> None:
+    with socket.socket() as sock:
+        with pytest.raises(sockets.PerfError, match="'bogus' was not applied"):
+            sockets.check_applied(sock, "bogus")
+        sockets.check_applied(sock, sockets.congestion(sock))
+
+
+# 5. perf gain: what would fail every transfer.
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["-s", "bogus"], "--source: 'bogus' is not an address of this host"),
+        (["-s", "192.0.2.1"], "--source: '192.0.2.1' is not an address of this host"),
+        (["-t", "inf"], "--duration: expected seconds in (0, 3600], got inf"),
+        (["-t", "nan"], "--duration: expected seconds in (0, 3600], got nan"),
+        (["-t", "3601"], "--duration: expected seconds in (0, 3600], got 3601"),
+        (["nohost.invalid"], "destination nohost.invalid: no address"),
+    ],
+)
+def test_gain_refuses_before_any_transfer(args: list[str], says: str, tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    refused(mptcplab("gain", "127.0.0.1", *args, "-n", "1", "-o", str(out)), says)
+    assert not out.exists()
+
+
+def test_a_series_whose_every_transfer_failed_ends_in_error(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    made = mptcplab(
+        "gain", "127.0.0.1", "-n", "1", "-t", "0.1", "-p", str(free_port()), "-o", str(out)
+    )
+    assert made.returncode == 1, made.stderr
+    assert "every transfer of this series failed (2)" in made.stderr
+    assert len(out.read_text().splitlines()) == 2  # the failures are recorded all the same
+
+
+# 6. perf gain does not append to a file it cannot read back.
+
+
+def test_gain_does_not_append_after_a_line_that_is_not_a_record(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    for text, says in [
+        ("garbage\n", "bad.jsonl:1: not a JSON record"),
+        ('{"transport": "tc', "bad.jsonl:1: not a JSON record (cut short"),
+        (record("tcp", 1.0) + '\n{"transport": "tc', "bad.jsonl:2: not a JSON record (cut short"),
+    ]:
+        bad.write_text(text)
+        refused(
+            mptcplab("gain", "127.0.0.1", "-n", "1", "-t", "0.1", "-o", "bad.jsonl", cwd=tmp_path),
+            says,
+        )
+        assert bad.read_text() == text
+    # The matrix reads what is there, as the line end is missing from that last line only.
+    assert mptcplab("matrix", str(bad)).returncode == 0
+    bad.write_text("garbage\n")
+    refused(mptcplab("matrix", "bad.jsonl", cwd=tmp_path), "bad.jsonl:1: not a JSON record")
+
+
+# 7. One records file given twice.
+
+
+def test_matrix_refuses_a_file_given_twice(records: Path) -> None:
+    folder = records.parent
+    (folder / "sub").mkdir()
+    refused(mptcplab("matrix", "r.jsonl", "r.jsonl", cwd=folder), "r.jsonl: given twice")
+    refused(
+        mptcplab("matrix", "r.jsonl", "sub/../r.jsonl", cwd=folder),
+        "sub/../r.jsonl: given twice (also as r.jsonl)",
+    )
+
+
+# 8. Addresses and durations of server and client.
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["server", "--bind", "bogus"], "--bind: 'bogus' is not an address of this host"),
+        (["server", "--bind", "192.0.2.1"], "--bind: '192.0.2.1' is not an address of this host"),
+        (["client", "127.0.0.1", "-B", "bogus"], "--bind: 'bogus' is not an address"),
+        (["client", "127.0.0.1", "-t", "inf"], "--duration: expected seconds in (0, 3600]"),
+        (["client", "127.0.0.1", "-t", "0"], "--duration: expected seconds in (0, 3600], got 0"),
+    ],
+)
+def test_server_and_client_name_the_option(args: list[str], says: str) -> None:
+    refused(mptcplab(*args, "-p", str(free_port())), says)
+
+
+# 9. Blocks: a bound, and post-processing in time linear in the blocks.
+
+
+def test_blocks_smaller_than_the_bound_are_refused() -> None:
+    refused(mptcplab("client", "127.0.0.1", "--blocks", "1", "-t", "0.5"), "'--blocks'", "1024")
+    with pytest.raises(wire.WireError, match=r"block_bytes 1: expected bytes in \[1024, "):
+        wire.parse_hello(wire.hello(1.0, 1)[:-1])
+    with pytest.raises(ValueError, match="block_bytes"):
+        transfer("127.0.0.1", free_port(), block_bytes=1)
+
+
+def test_block_completion_is_the_first_read_that_covers_its_end() -> None:
+    read_bytes, read_ns = [3000, 3500, 8000, 20000], [100, 150, 300, 900]
+    # Blocks of 1024 ending at 1024 and 2048 (read 0), 3072 (read 1), 4096 … 7168 (read 2),
+    # 8192 … 19456 (read 3); the last 544 bytes make no block.
+    done = server.blocks_done_ns(read_bytes, read_ns, 1024, first_ns=100)
+    assert done == [0, 0, 50, 200, 200, 200, 200] + [800] * 12
+    assert server.blocks_done_ns([], [], 1024, first_ns=0) == []
+    sent = Sent(call_offsets=[0, 4096], call_ns=[10_000, 500_000])
+    assert block_latencies_ms([2_000_000, 3_000_000], 1_000_000, sent, 4096) == [2.99, 3.5]
+
+
+def test_the_vectorised_timing_is_the_per_block_one() -> None:
+    rng = np.random.default_rng(7)
+    read_bytes = np.cumsum(rng.integers(1, 9000, 500)).tolist()
+    read_ns = np.cumsum(rng.integers(1, 10**6, 500)).tolist()
+    expected, next_block = [], 1500
+    for received, at in zip(read_bytes, read_ns, strict=True):
+        while received >= next_block:
+            expected.append(at - 5)
+            next_block += 1500
+    assert server.blocks_done_ns(read_bytes, read_ns, 1500, first_ns=5) == expected
+
+
+def test_millions_of_blocks_take_well_under_a_second_each_side() -> None:
+    reads = 50_000
+    read_bytes = [64 * 1024 * (i + 1) for i in range(reads)]
+    started = time.monotonic()
+    done = server.blocks_done_ns(read_bytes, list(range(reads)), 1024, first_ns=0)
+    sent = Sent(call_offsets=read_bytes, call_ns=list(range(reads)))
+    latencies = block_latencies_ms(done, 0, sent, 1024)
+    assert len(latencies) == reads * 64
+    assert time.monotonic() - started < 10

@@ -30,3 +30,13 @@ param = "capacity_mbps[1]"
 [factors.cc]
 levels = ["lia", "olia"]
 """
+
+
+# A published figure, appended to SMALL_CAMPAIGN by the cases that use one.
+PUBLISHED = """
+[[published]]
+source = "a paper, Table 1"
+metric = "goodput_mbps"
+at = { cc = "lia" }
+value = 5.0
+"""

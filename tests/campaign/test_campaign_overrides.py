@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from campaign_cases import SMALL_CAMPAIGN
+from campaign_cases import PUBLISHED, SMALL_CAMPAIGN
 
 from mptcplab.campaign import Store, build_plan, load
 from mptcplab.campaign.overrides import annotate, parse_option, stored
@@ -127,22 +127,12 @@ def test_stored_changes_read_back() -> None:
     assert annotate("name = 'x'\n", []) == "name = 'x'\n"
 
 
-PUBLISHED = """
-[[published]]
-source = "a paper, Table 1"
-metric = "goodput_mbps"
-at = { cc = "lia" }
-value = 5.0
-tolerance = 0.5
-"""
-
-
 def test_run_with_set_stores_the_changes_and_the_report_uses_them(
     write_campaign, cli, tmp_path
 ) -> None:
     from mptcplab.analysis.report import build_report, published_comparison
 
-    path = write_campaign(SMALL_CAMPAIGN + PUBLISHED)
+    path = write_campaign(SMALL_CAMPAIGN + PUBLISHED + "tolerance = 0.5\n")
     store = tmp_path / "changed" / "store.sqlite"
     code, _, err = cli(
         "run",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from campaign_cases import SMALL_CAMPAIGN
+from campaign_cases import PUBLISHED, SMALL_CAMPAIGN
 
 from mptcplab.campaign import load
 from mptcplab.errors import UserError
@@ -18,16 +18,6 @@ def _line_of(text: str, needle: str) -> int:
         if needle in line:
             return number
     raise AssertionError(f"{needle!r} not in the campaign text")
-
-
-# A published figure, appended to SMALL_CAMPAIGN by the cases that edit it.
-PUBLISHED = """
-[[published]]
-source = "a paper, Table 1"
-metric = "goodput_mbps"
-at = { cc = "lia" }
-value = 5.0
-"""
 
 
 def _published(old: str, new: str):

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
+from perf_cli import mptcplab
+
 from mptcplab.backends.perf.server import PerfServer
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def mptcplab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1", COLUMNS="160")
-    return subprocess.run(
-        [sys.executable, "-m", "mptcplab.cli", "perf", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def test_client_prints_the_receivers_goodput(perf_server: PerfServer) -> None:

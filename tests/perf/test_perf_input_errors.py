@@ -4,34 +4,20 @@ code 2, before any transfer; never a traceback nor a silently wrong record."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from perf_cli import mptcplab
 
 from mptcplab.backends.perf import server, sockets, wire
 from mptcplab.backends.perf.client import Sent, block_latencies_ms, transfer
 from mptcplab.backends.perf.server import PerfServer
 
-ROOT = Path(__file__).resolve().parents[2]
 HUGE = "99999999999999999999"
-
-
-def mptcplab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1", COLUMNS="200")
-    return subprocess.run(
-        [sys.executable, "-m", "mptcplab.cli", "perf", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def refused(out: subprocess.CompletedProcess[str], *says: str) -> None:

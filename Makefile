@@ -12,7 +12,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock
 
-.PHONY: all deps build run test test-rust test-python lint fmt bench clean-results
+.PHONY: all deps build run test test-rust test-python lint fmt bench explore clean-results
 
 all: build
 
@@ -49,7 +49,14 @@ test: build
 	# The random-scenario properties again with debug assertions on: they check the
 	# simulator's cached state (congestion-control views, send pipe) against a recomputation.
 	$(CARGO) test -p mpsim --test properties --quiet
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --hypothesis-profile=derandomized
+
+# Property tests with new random examples (make test keeps hypothesis's fixed ones), and a
+# deeper search of the simulator's random scenarios.
+explore: build
+	PROPTEST_CASES=2000 $(CARGO) test --release -p mpsim --test properties --quiet
+	$(PY) -m pytest -q tests/analysis/test_analysis_fairshare.py tests/design/test_design_wsp.py \
+		tests/kernel_cc/test_kernel_cc_arith.py tests/scenario/test_tomlloc.py
 
 lint: build
 	$(CARGO) fmt --all -- --check

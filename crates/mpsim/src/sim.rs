@@ -389,10 +389,9 @@ impl<'s> Simulator<'s> {
 }
 
 /// One sample of `value` for every subflow, in series named `flow/subflow` (created at the first
-/// sample; the set of subflows never changes during a run).
-/// One sample of `value` per subflow; 0 until the subflow is established, as the emulator
-/// reports a subflow whose socket does not exist yet (a flow starting late would otherwise show
-/// its initial window from time 0).
+/// sample; the set of subflows never changes during a run). 0 until the subflow is established,
+/// as the emulator reports a subflow whose socket does not exist yet (a flow starting late
+/// would otherwise show its initial window from time 0).
 fn sample_subflows(
     series: &mut Vec<NamedSeries>,
     conns: &[Connection],

@@ -16,6 +16,7 @@ file. The store keeps the file's text with the changes appended as comments (see
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import tomllib
@@ -110,7 +111,7 @@ def from_mapping(changes: Mapping[str, Any]) -> tuple[Override, ...]:
 def apply(data: Mapping[str, Any], overrides: Iterable[Override], file: str) -> dict[str, Any]:
     """A copy of the parsed document ``data`` with every override set, in order; tables on the
     way are created, lists are not (an element is set only where the list has one)."""
-    out: dict[str, Any] = _deep_copy(data)
+    out: dict[str, Any] = copy.deepcopy(dict(data))
     for o in overrides:
         node: Any = out
         for depth, part in enumerate(o.key):
@@ -120,7 +121,7 @@ def apply(data: Mapping[str, Any], overrides: Iterable[Override], file: str) -> 
                     raise _refused(
                         o, file, f"'{holder}' is a {_kind(node)} in the campaign, not a list"
                     )
-                if not -len(node) <= part < len(node):
+                if not _has(node, part):
                     raise _refused(o, file, f"'{holder}' has {len(node)} elements in the campaign")
             elif not isinstance(node, dict):
                 raise _refused(
@@ -145,14 +146,6 @@ def _refused(o: Override, file: str, why: str) -> UserError:
 def _kind(value: Any) -> str:
     names = {dict: "table", list: "list", str: "string", bool: "boolean", int: "integer"}
     return names.get(type(value), "number" if isinstance(value, float) else type(value).__name__)
-
-
-def _deep_copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _deep_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_deep_copy(v) for v in value]
-    return value
 
 
 def blamed(

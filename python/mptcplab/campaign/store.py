@@ -347,7 +347,7 @@ class Store:
         """A stored JSON value (zlib-compressed when ``compressed``) of the type the readers
         expect; a damaged one names its row instead of failing deep inside a report."""
         try:
-            decoded = json.loads(zlib.decompress(value) if compressed else value)
+            decoded = decompress_json(value) if compressed else json.loads(value)
         except (zlib.error, ValueError, TypeError) as exc:
             raise UserError(
                 f"damaged store: the {what} of {owner} cannot be decoded ({exc})",

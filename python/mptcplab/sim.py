@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -30,7 +30,15 @@ from mptcplab.scenario.load import (
 )
 from mptcplab.scenario.model import Scenario
 
-__all__ = ["SimulatorUnavailable", "available", "run", "run_json", "validate", "version"]
+__all__ = [
+    "Progress",
+    "SimulatorUnavailable",
+    "available",
+    "run",
+    "run_json",
+    "validate",
+    "version",
+]
 
 
 class SimulatorUnavailable(RuntimeError):
@@ -71,12 +79,21 @@ def _rust_error(exc: Exception, *, file: str | None, text: str | None, syntax: s
     return UserError(detail, file=file, line=line, field=field or None)
 
 
+Progress = Callable[[float, float, int], object]
+"""Called as ``progress(simulated_s, duration_s, events)`` during a run."""
+
+
 def _simulate(
-    scenario: Scenario, *, file: str | None = None, text: str | None = None, syntax: str = "json"
+    scenario: Scenario,
+    *,
+    file: str | None = None,
+    text: str | None = None,
+    syntax: str = "json",
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     native = _native()
     try:
-        out = native.run(scenario.to_json())
+        out = native.run(scenario.to_json(), progress)
     except native.ScenarioError as exc:
         raise _rust_error(exc, file=file, text=text, syntax=syntax) from None
     return json.loads(out)
@@ -88,15 +105,21 @@ def run(
     seed: int | None = None,
     duration_s: float | None = None,
     trace: Sequence[str] | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Simulate ``scenario``: a :class:`Scenario`, plain data, or the path of a ``.toml`` or
     ``.json`` file (a string is a path; JSON text goes to :func:`run_json`).
 
     ``seed``, ``duration_s`` and ``trace`` replace the scenario's values when given.
+    ``progress``, when given, is called as ``progress(simulated_s, duration_s, events)`` at
+    most ten times a wall-clock second and once at the end (from the thread running the
+    simulation); an exception it raises stops the run. It does not change the report.
     """
     model, file, text, syntax = resolve_scenario(scenario)
     model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
-    return Report.from_dict(_simulate(model, file=file, text=text, syntax=syntax))
+    return Report.from_dict(
+        _simulate(model, file=file, text=text, syntax=syntax, progress=progress)
+    )
 
 
 def validate(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:

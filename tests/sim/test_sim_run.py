@@ -4,6 +4,7 @@ become located user errors."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,7 +30,7 @@ def _rejecting(field: str, detail: str) -> SimpleNamespace:
     """A native module that rejects every scenario, as the simulator does for a rule the Python
     model would not know about."""
 
-    def reject(_: str) -> str:
+    def reject(*_: object) -> str:
         raise _Rejection(field, detail)
 
     return SimpleNamespace(
@@ -110,6 +111,49 @@ def test_inputs_give_the_same_report() -> None:
     assert a == b
     assert a.to_dict() == json.loads(json.dumps(c))
     assert a.scenario == scenario
+
+
+@needs_engine
+def test_progress_ends_at_the_end_and_changes_nothing() -> None:
+    calls: list[tuple[float, float, int]] = []
+    watched = sim.run(DEFAULT, duration_s=3, progress=lambda *a: calls.append(a)).to_dict()
+    plain = sim.run(DEFAULT, duration_s=3).to_dict()
+    for r in (watched, plain):
+        r.pop("wall_s")
+    assert json.dumps(watched) == json.dumps(plain)
+    assert calls[-1] == (3.0, 3.0, plain["events"])
+
+
+class _Enough(Exception):
+    pass
+
+
+@needs_engine
+def test_progress_moves_forward_and_its_exception_stops_the_run() -> None:
+    # A million simulated seconds would take hours; the callback's exception must end it.
+    calls: list[tuple[float, float, int]] = []
+    outcome: list[BaseException] = []
+
+    def progress(simulated_s: float, duration_s: float, events: int) -> None:
+        calls.append((simulated_s, duration_s, events))
+        if len(calls) == 3:
+            raise _Enough
+
+    def target() -> None:
+        try:
+            sim.run(DEFAULT, duration_s=1e6, progress=progress)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "the run went on after its progress callback raised"
+    assert len(outcome) == 1 and isinstance(outcome[0], _Enough)
+    simulated, durations, events = zip(*calls, strict=True)
+    assert 0 < simulated[0] < simulated[1] < simulated[2] < 1e6
+    assert set(durations) == {1e6}
+    assert 0 < events[0] < events[1] < events[2]
 
 
 @needs_engine

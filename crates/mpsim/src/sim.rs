@@ -207,14 +207,32 @@ impl<'s> Simulator<'s> {
     }
 
     /// Run to the end and report.
-    pub fn run(mut self) -> Report {
+    pub fn run(self) -> Report {
+        self.finish()
+    }
+
+    /// When the run ends.
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    /// Process every event due at or before `limit` (the run's end at most), so that a caller
+    /// can show progress between slices of a long run. Events are taken in the same order
+    /// whatever the slices: a run in slices reports exactly what one `run` does.
+    pub fn run_until(&mut self, limit: SimTime) {
+        let limit = limit.min(self.end);
         loop {
             let net = &self.net;
             let next_arrival = |event| match event {
                 Event::Arrival(pipe) => net.pipes[pipe as usize].get(1).map(|(t, _)| *t),
                 _ => unreachable!("only arrivals come from a pipe"),
             };
-            let Some((now, event)) = self.events.pop_until(self.end, next_arrival) else {
+            let Some((now, event)) = self.events.pop_until(limit, next_arrival) else {
                 break;
             };
             match event {
@@ -236,6 +254,11 @@ impl<'s> Simulator<'s> {
                 Event::TraceSample => self.sample_traces(now),
             }
         }
+    }
+
+    /// Run what is left up to the end, then report.
+    pub fn finish(mut self) -> Report {
+        self.run_until(self.end);
         self.report()
     }
 

@@ -108,3 +108,28 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    // Each case runs its scenario twice; 24 cases in `make test`.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24)
+    ))]
+
+    /// Progress display runs a scenario in slices; the slices must not change what it reports.
+    #[test]
+    fn a_run_in_slices_reports_what_one_run_does(
+        v in scenario(),
+        mut cuts in proptest::collection::vec(0.0f64..1.2, 0..12),
+    ) {
+        let s = common::scenario(v);
+        let whole = serde_json::to_string(&mpsim::sim::run(&s)).unwrap();
+        let mut sim = mpsim::sim::Simulator::new(&s);
+        cuts.sort_by(f64::total_cmp);
+        let end = sim.end();
+        for cut in cuts {
+            sim.run_until(mpsim::time::SimTime((end.0 as f64 * cut) as u64));
+        }
+        let sliced = serde_json::to_string(&sim.finish()).unwrap();
+        prop_assert!(whole == sliced, "a run in slices differs from one run");
+    }
+}

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_share
@@ -235,6 +237,31 @@ def _interruptible(call: Callable[[], T]) -> T:
     return value  # type: ignore[no-any-return]
 
 
+def _exit_abandoning_the_run(code: int) -> NoReturn:
+    """Leave at once, without the interpreter's shutdown: the abandoned run still calls its
+    progress callback, and a call into an interpreter that is shutting down aborts the
+    process. Nothing is left to clean up: the report is written only after a run ends."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _run_progress(console: Console) -> Progress:
+    """The bar of one simulation, on a terminal only (a log gets the report alone); it goes
+    away when the run ends."""
+    return Progress(
+        TextColumn("[bold]simulating"),
+        BarColumn(bar_width=None),
+        TextColumn("{task.fields[clock]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
 def sim_command(
     file: ScenarioFile,
     json_out: JsonFlag = False,
@@ -250,13 +277,24 @@ def sim_command(
     if output is not None:
         check_writable(output, "the report")
     try:
-        report = _interruptible(lambda: sim.run(file, seed=seed, duration_s=duration, trace=traces))
+        with _run_progress(command_console(stderr=True)) as bar:
+            task = bar.add_task("simulating", total=None, clock="")
+
+            def progress(simulated_s: float, duration_s: float, events: int) -> None:
+                clock = f"{simulated_s:,.1f}/{duration_s:,.1f} s · {events:,} events"
+                bar.update(task, completed=simulated_s, total=duration_s, clock=clock)
+
+            report = _interruptible(
+                lambda: sim.run(
+                    file, seed=seed, duration_s=duration, trace=traces, progress=progress
+                )
+            )
     except sim.SimulatorUnavailable as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
-        sys.exit(130)
+        _exit_abandoning_the_run(130)
     text = report.to_json(indent=2)
     write_report(text, output)
     if json_out:

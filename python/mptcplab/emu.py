@@ -23,12 +23,12 @@ from typing import Any
 from mptcplab import __version__
 from mptcplab.backends.emu import cleanup, kernel
 from mptcplab.backends.emu.netns import EmulatorError
-from mptcplab.backends.emu.runner import preflight, run_scenario
+from mptcplab.backends.emu.runner import Progress, preflight, run_scenario
 from mptcplab.errors import UserError
 from mptcplab.scenario.load import field_line, resolve_scenario, with_overrides
 from mptcplab.scenario.model import Scenario
 
-__all__ = ["EmulatorError", "UserError", "available", "clean", "run"]
+__all__ = ["EmulatorError", "Progress", "UserError", "available", "clean", "run"]
 
 
 def available() -> tuple[bool, str]:
@@ -46,15 +46,18 @@ def run(
     seed: int | None = None,
     duration_s: float | None = None,
     trace: Sequence[str] | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Emulate ``scenario`` (a :class:`Scenario`, plain data or a .toml/.json path) and return
     the report as plain data. ``seed``, ``duration_s`` and ``trace`` replace the scenario's
-    values when given. Raises :class:`UserError` for scenarios the kernel cannot run and
-    :class:`EmulatorError` when the machine refuses a step."""
+    values when given; ``progress``, when given, is called as ``progress(stage, traffic_s,
+    duration_s)`` at each stage and every half second of traffic. Raises :class:`UserError`
+    for scenarios the kernel cannot run and :class:`EmulatorError` when the machine refuses a
+    step."""
     model, file, text, syntax = resolve_scenario(scenario)
     model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
     try:
-        return run_scenario(model, version=__version__)
+        return run_scenario(model, version=__version__, progress=progress)
     except UserError as exc:
         # What the kernel cannot run is refused by field; a file's field has a line there.
         if exc.file is None and exc.field and file is not None:

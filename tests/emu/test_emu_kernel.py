@@ -35,6 +35,24 @@ def test_one_tcp_flow_fills_an_8_mbps_link() -> None:
     assert report["links"][0]["utilization"] <= 1.0 + 1e-6
 
 
+def test_progress_names_the_stages_and_follows_the_traffic() -> None:
+    calls: list[tuple[str, float, float]] = []
+    emu.run(
+        scenario(
+            [link("wifi", 8.0, 10.0)], [tcp_flow("laptop", ["wifi"])], duration_s=2.0, warmup_s=0.5
+        ),
+        progress=lambda *a: calls.append(a),
+    )
+    stages = [stage for stage, _, _ in calls]
+    assert stages[0] == "setting up" and stages[-1] == "collecting", stages
+    traffic = [t for stage, t, _ in calls if stage == "traffic"]
+    # Every half second of a 2 s run, some late by the machine's noise.
+    assert len(traffic) >= 3, calls
+    assert traffic == sorted(traffic) and 0 <= traffic[0] and traffic[-1] <= 2.0 + 1e-9
+    assert calls[-1][1:] == (2.0, 2.0)
+    assert {total for _, _, total in calls} == {2.0}
+
+
 @pytest.mark.parametrize(
     "delays_ms",
     [(10.0,), (5.0, 15.0)],

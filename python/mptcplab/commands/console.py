@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 MIN_WIDTH_OFF_TERMINAL = 120
@@ -28,4 +29,21 @@ def report_table(title: str) -> Table:
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
+    )
+
+
+def run_progress(console: Console) -> Progress:
+    """The bar of one long run (a simulation, an emulation): its task's description names the
+    stage, its ``clock`` field says where the run is. On a terminal only (a log gets the
+    report alone); it goes away when the run ends."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=None),
+        TextColumn("{task.fields[clock]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
     )

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.console import command_console, report_table, run_progress
 from mptcplab.commands.scenario_options import (
     DurationOption,
     JsonFlag,
@@ -90,7 +90,16 @@ def emu_command(
     if output is not None:
         check_writable(output, "the report")  # before the run, not after its real time
     try:
-        report = emu.run(file, seed=seed, duration_s=duration, trace=traces)
+        with run_progress(command_console(stderr=True)) as bar:
+            task = bar.add_task("setting up", total=None, clock="")
+
+            def progress(stage: str, traffic_s: float, duration_s: float) -> None:
+                clock = f"{traffic_s:,.1f}/{duration_s:,.1f} s" if stage == "traffic" else ""
+                bar.update(
+                    task, description=stage, completed=traffic_s, total=duration_s, clock=clock
+                )
+
+            report = emu.run(file, seed=seed, duration_s=duration, trace=traces, progress=progress)
     except emu.EmulatorError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(1)

@@ -11,12 +11,11 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_share
 from mptcplab.analysis.metrics import jain_index
-from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.console import command_console, report_table, run_progress
 from mptcplab.commands.scenario_options import (
     TRACE_KINDS,
     DurationOption,
@@ -246,22 +245,6 @@ def _exit_abandoning_the_run(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _run_progress(console: Console) -> Progress:
-    """The bar of one simulation, on a terminal only (a log gets the report alone); it goes
-    away when the run ends."""
-    return Progress(
-        TextColumn("[bold]simulating"),
-        BarColumn(bar_width=None),
-        TextColumn("{task.fields[clock]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
-
-
 def sim_command(
     file: ScenarioFile,
     json_out: JsonFlag = False,
@@ -277,7 +260,7 @@ def sim_command(
     if output is not None:
         check_writable(output, "the report")
     try:
-        with _run_progress(command_console(stderr=True)) as bar:
+        with run_progress(command_console(stderr=True)) as bar:
             task = bar.add_task("simulating", total=None, clock="")
 
             def progress(simulated_s: float, duration_s: float, events: int) -> None:

@@ -15,7 +15,7 @@ import platform
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mptcplab.backends.emu import addressing, kernel, netns
@@ -74,19 +74,27 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _sleep_until(monotonic_ns: int) -> None:
+Progress = Callable[[str, float, float], object]
+"""Called as ``progress(stage, traffic_s, duration_s)``: the stage (``"setting up"``,
+``"traffic"``, ``"collecting"``), the seconds of traffic so far and the scenario's duration."""
+
+
+def _sleep_until(monotonic_ns: int, tick: Callable[[], object] | None = None) -> None:
     while True:
         left = (monotonic_ns - time.monotonic_ns()) / 1e9
         if left <= 0:
             return
         time.sleep(min(left, 0.5))
+        if tick is not None:
+            tick()
 
 
 class Run:
     """The resources of one run, released by :meth:`teardown` whatever happened."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, progress: Progress | None = None) -> None:
         self.scenario = scenario
+        self.progress = progress
         self.rundir = RunDir.create()
         self.plan = addressing.plan(scenario, self.rundir.run_id)
         self.namespaces: list[str] = []
@@ -108,6 +116,10 @@ class Run:
                 autotune=flow.rcvbuf_mode() == "auto",
             )
 
+    def _report(self, stage: str, traffic_s: float) -> None:
+        if self.progress is not None:
+            self.progress(stage, traffic_s, self.scenario.duration_s)
+
     def traffic(self) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]], dict, dict]:
         assert self.linkem is not None
         sc = self.scenario
@@ -122,10 +134,16 @@ class Run:
         t0 = time.monotonic_ns() + int(START_MARGIN_S * 1e9)
         for p in servers + clients:
             p.send(f"go {t0}")
-        _sleep_until(t0 + int(sc.warmup_s * 1e9))
+
+        def tick() -> None:
+            elapsed_s = (time.monotonic_ns() - t0) / 1e9
+            self._report("traffic", min(max(0.0, elapsed_s), sc.duration_s))
+
+        _sleep_until(t0 + int(sc.warmup_s * 1e9), tick)
         at_warmup = self.linkem.snapshot()
-        _sleep_until(t0 + int(sc.duration_s * 1e9))
+        _sleep_until(t0 + int(sc.duration_s * 1e9), tick)
         at_end = self.linkem.snapshot()
+        self._report("collecting", sc.duration_s)
         for p in servers + clients:
             if p.wait(FINISH_GRACE_S) != 0:
                 raise EmulatorError(f"{p.name} failed: {p.stderr_tail()}")
@@ -154,16 +172,20 @@ class Run:
         self.rundir.remove()
 
 
-def run_scenario(scenario: Scenario, *, version: str) -> dict[str, Any]:
-    """Run ``scenario`` on the kernel; return the report as plain data."""
+def run_scenario(
+    scenario: Scenario, *, version: str, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Run ``scenario`` on the kernel; return the report as plain data. ``progress``, when
+    given, hears of each stage and, during the traffic, of its time every half second."""
     info = kernel.probe()
     notes = kernel.check(scenario, info)  # bad input is refused before anything else
     preflight(info)
     coupled = kernel.load_coupled(scenario)
     started = time.monotonic()
     with _sigterm_as_interrupt():
-        run = Run(scenario)
+        run = Run(scenario, progress)
         try:
+            run._report("setting up", 0.0)
             run.build()
             setup_s = time.monotonic() - started
             t0, servers, clients, at_warmup, at_end = run.traffic()
@@ -195,4 +217,4 @@ def run_scenario(scenario: Scenario, *, version: str) -> dict[str, Any]:
                 kernel.unload_coupled_if_idle()
 
 
-__all__ = ["EmulatorError", "UserError", "preflight", "run_scenario"]
+__all__ = ["EmulatorError", "Progress", "UserError", "preflight", "run_scenario"]

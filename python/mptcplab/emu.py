@@ -7,8 +7,9 @@
 The report has the simulator's fields (see :mod:`mptcplab.results`) plus two blocks:
 ``fidelity`` (per link: configured vs achieved rate while busy, release lateness; linkem's CPU;
 ``emulation_bottleneck`` with the reasons when the emulator rather than the network shaped the
-result) and ``backend`` (kernel release, congestion control per flow, connect times, notes on
-what the kernel does differently from the simulator's model).
+result) and ``backend`` (kernel release, the congestion control each flow ran as read back from
+the kernel, connect times, notes on what the kernel does differently from the simulator's
+model).
 
 Needs root, /dev/net/tun, network namespaces, MPTCP and the native programs (``make build``);
 ``mptcplab doctor`` says what is missing. Runs do not interfere: each has its own namespaces.

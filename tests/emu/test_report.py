@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mptcplab.backends.emu import addressing
-from mptcplab.backends.emu.report import RunData, build, jain, summarize
+from mptcplab.backends.emu.report import RunData, build, congestion_mismatches, jain, summarize
 from mptcplab.results import Report
 from mptcplab.scenario.model import Scenario
 
@@ -290,3 +290,27 @@ def test_a_flow_that_failed_or_fell_back_is_flagged() -> None:
     problems = build(data, run_id="0123abcd", version="0.1.0")["fidelity"]["problems"]
     assert "flow phone: connect: Connection refused" in problems
     assert "flow phone: the connection fell back to plain TCP" in problems
+
+
+def test_a_connection_on_another_algorithm_is_named_and_one_never_connected_is_not() -> None:
+    data = run_data()
+    flow = data.clients[0]["flows"][0]
+    groups = data.plan.groups
+    flow["congestion"] = "cubic"
+    assert congestion_mismatches(groups, data.clients) == []
+    assert (
+        build(data, run_id="0123abcd", version="0.1.0")["backend"]["flows"]["phone"][
+            "congestion_control"
+        ]
+        == "cubic"
+    )
+    flow["congestion"] = "bbr"
+    assert congestion_mismatches(groups, data.clients) == ["phone asked for cubic and ran bbr"]
+    del flow["congestion"]  # never connected: nothing was read back, and nothing is claimed
+    assert congestion_mismatches(groups, data.clients) == []
+    assert (
+        build(data, run_id="0123abcd", version="0.1.0")["backend"]["flows"]["phone"][
+            "congestion_control"
+        ]
+        is None
+    )

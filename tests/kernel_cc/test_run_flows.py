@@ -44,6 +44,7 @@ from kcc_helpers import registered_ccs, wait_until_no_bpf_objects
 
 from mptcplab import emu, sim
 from mptcplab.backends import kernel_cc
+from mptcplab.backends.emu import kernel as emu_kernel
 from mptcplab.backends.emu import netns, rundir
 from mptcplab.backends.emu.addressing import run_id_of_namespace
 
@@ -309,6 +310,21 @@ def test_a_coupled_run_leaves_no_registration_or_map(
     # The traffic programs reset their connections on close (SO_LINGER 0); a graceful close
     # kept the sockets, and with them the maps, for the 60 s of TIME-WAIT.
     assert wait_until_no_bpf_objects() == []
+
+
+def test_a_connection_left_on_another_algorithm_fails_the_run(
+    kernel: None, clean_kernel: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the registration skipped, the kernel takes "mptcp_lia" on the MPTCP socket without
+    # a word and runs the subflows on its default algorithm; the run must say so, not report
+    # that default's figures as LIA's.
+    monkeypatch.setattr(emu_kernel, "load_coupled", lambda scenario: None)
+    default = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    scenario = {**single_path("reno"), "duration_s": 2.0, "warmup_s": 0.5}
+    scenario["flows"] = [_mptcp("lia", [["path"]])]
+    with pytest.raises(emu.EmulatorError) as info:
+        emu.run(scenario)
+    assert f"mptcp asked for mptcp_lia and ran {default}" in str(info.value)
 
 
 def _new_live_run(before: set[str], timeout_s: float = 30.0) -> str:

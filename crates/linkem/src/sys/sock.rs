@@ -168,6 +168,19 @@ pub fn set_congestion(fd: BorrowedFd<'_>, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// The congestion control the socket runs (TCP_CONGESTION). On an MPTCP socket this is its
+/// first subflow's: the kernel accepts any name set on an MPTCP socket and leaves a subflow on
+/// the default algorithm when the name is not registered, so this is how a run learns what its
+/// subflows really ran.
+pub fn congestion(fd: BorrowedFd<'_>) -> io::Result<String> {
+    // TCP_CA_NAME_MAX is 16, NUL included.
+    let mut buf = [0u8; 16];
+    let n = get_raw(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, &mut buf)?;
+    let name = &buf[..n];
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    Ok(String::from_utf8_lossy(&name[..end]).into_owned())
+}
+
 /// getsockopt into `buf` (which may carry an input header, as MPTCP_TCPINFO's does); returns the
 /// length the kernel wrote.
 pub fn get_raw(

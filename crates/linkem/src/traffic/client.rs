@@ -50,6 +50,9 @@ pub struct FlowResult {
     pub connected_ns: Option<u64>,
     /// The kernel's RTT sample of the handshake (TCP_INFO right after connecting), µs.
     pub handshake_rtt_us: Option<u32>,
+    /// The congestion control the connection ran (its first subflow's, for MPTCP), read once
+    /// connected.
+    pub congestion: Option<String>,
     pub error: Option<String>,
     /// Application bytes accepted by the socket (hello excluded).
     pub bytes_written: u64,
@@ -214,6 +217,7 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                     Ok(None) if r.writable => {
                         f.res.connected_ns = Some(sys::monotonic_ns());
                         f.res.handshake_rtt_us = handshake_rtt_us(s, cfg.transport);
+                        f.res.congestion = sock::congestion(s.as_fd()).ok();
                         let State::Connecting(s) = std::mem::replace(&mut f.state, State::Waiting)
                         else {
                             unreachable!()

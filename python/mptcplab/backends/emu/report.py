@@ -10,6 +10,7 @@ offers an approximation, the ``backend.notes`` say so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,6 +171,20 @@ def _subflow_report(
     }
 
 
+def congestion_mismatches(groups: Sequence[Group], clients: Sequence[dict[str, Any]]) -> list[str]:
+    """Flows whose connection ran another congestion control than the one asked for, one line
+    each. The kernel accepts any name on an MPTCP socket and leaves its subflows on the default
+    algorithm when the name is not registered, so only reading it back tells."""
+    wrong = []
+    for group, client in zip(groups, clients, strict=True):
+        wanted = KERNEL_CC[group.flow.cc_kind()]
+        ran = {f["index"]: f.get("congestion") for f in client.get("flows", [])}
+        for k, flow_id in enumerate(group.flow.flow_ids()):
+            if ran.get(k) not in (None, wanted):
+                wrong.append(f"{flow_id} asked for {wanted} and ran {ran[k]}")
+    return wrong
+
+
 def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     sc = data.scenario
     measured = sc.duration_s - sc.warmup_s
@@ -242,7 +257,8 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
                 connect_ms = (sent["connected_ns"] - sent["connect_start_ns"]) / 1e6
             rtt_us = sent.get("handshake_rtt_us")
             extra[flow_id] = {
-                "congestion_control": KERNEL_CC[spec.cc_kind()],
+                # What the kernel ran (read once connected); None if it never connected.
+                "congestion_control": sent.get("congestion"),
                 "connect_ms": connect_ms,
                 "handshake_rtt_ms": rtt_us / 1000 if rtt_us else None,
                 "error": sent.get("error"),

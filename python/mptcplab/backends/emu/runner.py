@@ -189,6 +189,15 @@ def run_scenario(
             run.build()
             setup_s = time.monotonic() - started
             t0, servers, clients, at_warmup, at_end = run.traffic()
+            wrong = report_mod.congestion_mismatches(run.plan.groups, clients)
+            if wrong:
+                raise EmulatorError(
+                    "the kernel ran another congestion control than the scenario's: "
+                    + "; ".join(wrong[:3])
+                    + (f" (and {len(wrong) - 3} more flows)" if len(wrong) > 3 else "")
+                    + " (an MPTCP socket takes any name and its subflows fall back to the"
+                    + " default when that name is not registered)"
+                )
             assert run.linkem is not None
             drops = run.tun_drops()
             final = run.linkem.stop()

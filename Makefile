@@ -27,6 +27,12 @@ $(VENV)/.stamp-venv: pyproject.toml
 		pytest hypothesis ruff "maturin>=1.5,<2"
 	touch $@
 
+# Ray is an optional extra for users (pip install 'mptcplab[ray]'); the tests install it so that
+# the Ray executor is checked on a real (local) Ray instance.
+$(VENV)/.stamp-test-extras: $(VENV)/.stamp-venv
+	$(PIP) install --quiet "ray>=2.9"
+	touch $@
+
 deps: .stamp-system-deps $(VENV)/.stamp-venv
 
 $(VENV)/.stamp-build: $(VENV)/.stamp-venv .stamp-system-deps $(RUST_SOURCES) pyproject.toml
@@ -42,7 +48,7 @@ run: build
 	$(MPTCPLAB) report results/quickstart/store.sqlite -o results/quickstart/report.html
 	@echo "report: results/quickstart/report.html"
 
-test: build
+test: build $(VENV)/.stamp-test-extras
 	$(CARGO) fmt --all -- --check
 	$(VENV)/bin/ruff check python tests scripts crates/linkem/benches
 	$(CARGO) test --release --workspace --quiet

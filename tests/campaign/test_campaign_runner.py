@@ -408,13 +408,8 @@ def test_store_from_a_newer_format_is_refused(tmp_path) -> None:
         Store(path)
 
 
-def test_ray_executor_without_ray_says_how_to_install_it() -> None:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        pass
-    else:  # pragma: no cover
-        pytest.skip("ray is installed here")
+def test_ray_executor_without_ray_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if not installed
     with pytest.raises(UserError, match=r"pip install 'mptcplab\[ray\]'"):
         make_executor("ray", jobs=None, address="127.0.0.1:6379", serial=False)
 

@@ -7,6 +7,7 @@ cluster CPU are submitted at a time, so an interruption loses only the runs in f
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -30,6 +31,43 @@ def require_ray() -> Any:
     return ray
 
 
+#: How long the reachability check waits for the cluster's port; Ray itself retries an address
+#: nobody listens at for minutes.
+_REACH_TIMEOUT_S = 5.0
+#: Ray 2.59 and later start clusters with token authentication, and a driver that is not told
+#: to use it is refused with only a log line saying why.
+_AUTH_HINT = (
+    "; if the cluster uses token authentication (the default of `ray start` from Ray 2.59), set "
+    "RAY_AUTH_MODE=token here, with the cluster's token in RAY_AUTH_TOKEN or ~/.ray/auth_token"
+)
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of a ``host:port`` or ``ray://host:port`` address; None for ``auto`` or a
+    form this check does not know (Ray judges those)."""
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def check_reachable(address: str) -> None:
+    """Refuse at once an address where nothing accepts connections."""
+    target = _host_port(address)
+    if target is None:
+        return
+    try:
+        socket.create_connection(target, timeout=_REACH_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or "timed out"
+        raise UserError(
+            f"cannot connect to the Ray cluster at {address}: {reason.lower()}; start one "
+            "there with `ray start --head`, or leave --address out to start Ray on this machine",
+            field="--address",
+        ) from None
+
+
 class RayExecutor:
     name = "ray"
 
@@ -37,11 +75,14 @@ class RayExecutor:
         if jobs is not None and jobs < 1:
             raise UserError(f"expected --jobs ≥ 1, got {jobs}", field="--jobs")
         self._ray = require_ray()
+        if address is not None:
+            check_reachable(address)
         try:
             self._ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise UserError(
-                f"cannot connect to the Ray cluster at {address or 'auto'} ({exc})",
+                f"cannot connect to the Ray cluster at {address or 'auto'} ({exc})"
+                + (_AUTH_HINT if address is not None else ""),
                 field="--address",
             ) from None
         self.workers = jobs or max(1, int(self._ray.cluster_resources().get("CPU", 1)))

@@ -21,13 +21,16 @@ CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 def run_cli() -> CliRunner:
     """Run ``mptcplab ARGS...`` as its own process (as a user would), output captured."""
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, env: dict[str, str] | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "mptcplab.cli", *args],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=timeout,
             check=False,
+            env=env,
         )
 
     return run

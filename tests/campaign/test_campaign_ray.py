@@ -12,7 +12,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,9 @@ import pytest
 
 from mptcplab.campaign import load, run_campaign
 from mptcplab.campaign.store import decompress_json
+
+# The `run_cli` fixture of tests/conftest.py.
+CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 
 ray = pytest.importorskip(
     "ray", reason="Ray is an optional extra (pip install 'mptcplab[ray]'), not installed here"
@@ -62,17 +65,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _mptcplab(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mptcplab.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-
-
 @pytest.fixture
 def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     """A one-machine cluster from `ray start --head`: its address and the environment a driver
@@ -96,13 +88,23 @@ def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
 
 
 def test_a_campaign_joins_a_cluster_by_address(
-    write_campaign, tmp_path: Path, ray_cluster: tuple[str, dict[str, str]]
+    write_campaign, tmp_path: Path, ray_cluster: tuple[str, dict[str, str]], run_cli: CliRunner
 ) -> None:
     address, env = ray_cluster
     path = write_campaign()
     store = tmp_path / "cluster.sqlite"
-    done = _mptcplab(
-        "run", str(path), "--executor", "ray", "--address", address, "-o", str(store), "-q", env=env
+    done = run_cli(
+        "run",
+        str(path),
+        "--executor",
+        "ray",
+        "--address",
+        address,
+        "-o",
+        str(store),
+        "-q",
+        env=env,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "12 completed now, 0 failed" in done.stdout + done.stderr
@@ -110,9 +112,11 @@ def test_a_campaign_joins_a_cluster_by_address(
     assert _stored(store) == _stored(local.store)
 
 
-def test_an_address_nobody_listens_at_is_refused_at_once(write_campaign, tmp_path: Path) -> None:
+def test_an_address_nobody_listens_at_is_refused_at_once(
+    write_campaign, tmp_path: Path, run_cli: CliRunner
+) -> None:
     address = f"127.0.0.1:{_free_port()}"  # bound a moment ago, now closed: refused
-    done = _mptcplab(
+    done = run_cli(
         "run",
         str(write_campaign()),
         "--executor",

@@ -55,6 +55,9 @@ def run(
     duration_s)`` at each stage and every half second of traffic. Raises :class:`UserError`
     for scenarios the kernel cannot run and :class:`EmulatorError` when the machine refuses a
     step."""
+    if progress is not None and not callable(progress):
+        # Found before the run, not when it first reports (or at its end).
+        raise TypeError(f"progress: expected a callable, got {type(progress).__name__}")
     model, file, text, syntax = resolve_scenario(scenario)
     model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
     try:

@@ -115,6 +115,9 @@ def run(
     most ten times a wall-clock second and once at the end (from the thread running the
     simulation); an exception it raises stops the run. It does not change the report.
     """
+    if progress is not None and not callable(progress):
+        # Found before the run, not when it first reports (or at its end).
+        raise TypeError(f"progress: expected a callable, got {type(progress).__name__}")
     model, file, text, syntax = resolve_scenario(scenario)
     model = with_overrides(model, seed=seed, duration_s=duration_s, trace=trace)
     return Report.from_dict(

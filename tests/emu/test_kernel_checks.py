@@ -225,3 +225,10 @@ def test_more_flows_than_the_emulator_polls_are_refused() -> None:
     err = refusal(scenario(cc="cubic", scheduler="linger", count=10_001))
     assert err.field == "flows[0].count"
     assert "at most 10000 flows in all" in str(err) and "got 10001" in str(err)
+
+
+def test_a_progress_that_cannot_be_called_is_refused_before_anything_starts() -> None:
+    from mptcplab import emu
+
+    with pytest.raises(TypeError, match="progress: expected a callable, got int"):
+        emu.run(scenario(), progress=5)  # type: ignore[arg-type]

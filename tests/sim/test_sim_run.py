@@ -124,6 +124,11 @@ def test_progress_ends_at_the_end_and_changes_nothing() -> None:
     assert calls[-1] == (3.0, 3.0, plain["events"])
 
 
+def test_a_progress_that_cannot_be_called_is_refused_before_the_run() -> None:
+    with pytest.raises(TypeError, match="progress: expected a callable, got str"):
+        sim.run(DEFAULT, duration_s=1e6, progress="every second")  # type: ignore[arg-type]
+
+
 class _Enough(Exception):
     pass
 

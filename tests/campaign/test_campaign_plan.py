@@ -149,6 +149,13 @@ def test_k_designs_are_independent(write_campaign) -> None:
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
 
 
+@pytest.mark.parametrize("path", sorted(CAMPAIGNS.glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_campaign_loads_plans_and_is_in_the_readme(path: Path) -> None:
+    plan = build_plan(load(path), **BACKEND)
+    assert plan.unique_runs()
+    assert f"`{path.name}`" in (CAMPAIGNS.parent / "README.md").read_text()
+
+
 @pytest.mark.parametrize(
     ("name", "points", "replications", "runs"),
     [

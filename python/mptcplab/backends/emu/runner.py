@@ -116,7 +116,8 @@ class Run:
                 autotune=flow.rcvbuf_mode() == "auto",
             )
 
-    def _report(self, stage: str, traffic_s: float) -> None:
+    def report_stage(self, stage: str, traffic_s: float) -> None:
+        """Tell the progress callback, if there is one, where the run is."""
         if self.progress is not None:
             self.progress(stage, traffic_s, self.scenario.duration_s)
 
@@ -137,13 +138,13 @@ class Run:
 
         def tick() -> None:
             elapsed_s = (time.monotonic_ns() - t0) / 1e9
-            self._report("traffic", min(max(0.0, elapsed_s), sc.duration_s))
+            self.report_stage("traffic", min(max(0.0, elapsed_s), sc.duration_s))
 
         _sleep_until(t0 + int(sc.warmup_s * 1e9), tick)
         at_warmup = self.linkem.snapshot()
         _sleep_until(t0 + int(sc.duration_s * 1e9), tick)
         at_end = self.linkem.snapshot()
-        self._report("collecting", sc.duration_s)
+        self.report_stage("collecting", sc.duration_s)
         for p in servers + clients:
             if p.wait(FINISH_GRACE_S) != 0:
                 raise EmulatorError(f"{p.name} failed: {p.stderr_tail()}")
@@ -185,7 +186,7 @@ def run_scenario(
     with _sigterm_as_interrupt():
         run = Run(scenario, progress)
         try:
-            run._report("setting up", 0.0)
+            run.report_stage("setting up", 0.0)
             run.build()
             setup_s = time.monotonic() - started
             t0, servers, clients, at_warmup, at_end = run.traffic()

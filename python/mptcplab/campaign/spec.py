@@ -90,6 +90,7 @@ from mptcplab.campaign.overrides import (
     from_mapping,
 )
 from mptcplab.design.factors import Factor
+from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
 from mptcplab.errors import UserError
 
 #: Name of the qualitative level that `backends = [...]` adds to every run's variant.
@@ -483,6 +484,10 @@ def load(
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"no campaign file at {path}", field="CAMPAIGN") from None
+    except IsADirectoryError:
+        raise UserError(
+            "expected a campaign file (.toml), got a directory", file=str(path)
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the campaign file ({exc})", file=str(path)) from None
     return parse(text, path, overrides)
@@ -498,6 +503,14 @@ def parse(text: str, path: Path, overrides: Sequence[Override] = ()) -> Campaign
             file=str(path),
             line=int(match.group(1)) if match else None,
         ) from None
+    if looks_like_scenario(data):
+        raise UserError(
+            "this is a scenario file, not a campaign: it has "
+            f"{written_keys(data, SCENARIO_KEYS)}, but no [scenario] or [design]; run it with "
+            f"mptcplab sim {path} or mptcplab emu {path}; a campaign names a scenario template "
+            "in its [scenario] table",
+            file=str(path),
+        )
     overrides = tuple(overrides)
     data = apply(data, overrides, str(path))
     try:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from mptcplab.document_kind import CAMPAIGN_KEYS, looks_like_campaign, written_keys
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import Issue, Scenario, issues
 from mptcplab.tomlloc import json_line_of, line_of, parse_path
@@ -34,6 +35,8 @@ _TOML_END = re.compile(r"\s*\(at end of document\)\s*$")
 
 
 def _syntax(path: str | os.PathLike[str]) -> str:
+    if Path(path).is_dir():  # before the suffix: "campaigns" has none, "x.toml/" has one
+        raise UserError("expected a .toml or .json file, got a directory", file=str(path))
     suffix = Path(path).suffix.lower()
     if suffix == ".toml":
         return "toml"
@@ -168,6 +171,13 @@ def scenario_from_data(
     """Validate plain data as a scenario; problems become :class:`UserError`."""
     if not isinstance(data, dict):
         raise UserError("expected a table of scenario fields", file=file)
+    if file is not None and looks_like_campaign(data):
+        raise UserError(
+            "this is a campaign file, not a scenario: it has "
+            f"{written_keys(data, CAMPAIGN_KEYS)}, but no [[links]] or [[flows]]; "
+            f"run it with mptcplab run {file}",
+            file=file,
+        )
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:

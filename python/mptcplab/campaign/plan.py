@@ -153,9 +153,11 @@ def _template_error(
 ) -> UserError:
     """Point at the campaign key responsible: the factor that set the parameter, else the fixed
     parameter, else the [scenario] table."""
+    if campaign.scenario_file is not None:
+        return _scenario_file_error(campaign, assignments, field, detail)
     element = (field or "").split(".", 1)[0]
     param = element.split("[", 1)[0]
-    message = f"template '{campaign.spec.scenario.template}' rejected {element or 'the parameters'}"
+    message = f"{campaign.scenario_source} rejected {element or 'the parameters'}"
     exact = [v for t, v in assignments.items() if str(t) == element]
     shown = ", ".join(f"{t} = {v!r}" for t, v in assignments.items() if t.param == param)
     if exact:  # one element of a list, or a scalar parameter: its value alone
@@ -169,6 +171,25 @@ def _template_error(
     if param in campaign.fixed:
         return UserError(message, **campaign.where("scenario", param))
     return UserError(message, **campaign.where("scenario"))
+
+
+def _scenario_file_error(
+    campaign: Campaign, assignments: Mapping[Target, Any], field: str | None, detail: str
+) -> UserError:
+    """A run's scenario is invalid: the factor (or fixed key) that set the field at fault."""
+    value = next((v for t, v in assignments.items() if str(t) == field), None)
+    if value is None and field in campaign.fixed:
+        value = campaign.fixed[field]
+    message = f"{campaign.scenario_source} with {field} = {value!r}: {detail}"
+    owner = campaign.owners.get(Target(field or ""))
+    if owner is not None:
+        return UserError(message, **campaign.where("factors", owner))
+    if field in campaign.fixed:
+        return UserError(message, **campaign.where("scenario", campaign.fixed_written[field]))
+    return UserError(
+        f"{campaign.scenario_source} gives an invalid scenario: {field}: {detail}",
+        **campaign.where("scenario", "file"),
+    )
 
 
 def _owner_of(campaign: Campaign, param: str, element: str) -> str | None:
@@ -189,7 +210,7 @@ def reference_scenarios(scenario: Mapping[str, Any], campaign: Campaign) -> list
     if len(mptcp) != 1 or flows[mptcp[0]].get("count", 1) != 1:
         raise UserError(
             "reference_runs needs scenarios with exactly one MPTCP flow (count = 1); "
-            f"template '{campaign.spec.scenario.template}' gives {len(mptcp)}",
+            f"{campaign.scenario_source} gives {len(mptcp)}",
             **campaign.where("reference_runs"),
         )
     index = mptcp[0]

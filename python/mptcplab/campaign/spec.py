@@ -39,6 +39,11 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
     value = 0.68
     tolerance = 0.05               # optional: |ours - value| that counts as agreement
 
+Instead of a template, ``[scenario]`` may name a scenario file, ``file = "net.toml"`` (relative
+to the campaign file): factors and the other keys of ``[scenario]`` then set fields of that
+file's scenario by path, ``param = "links[wifi].capacity_mbps"`` (see
+:mod:`mptcplab.campaign.scenario_file`).
+
 Mapping of factors to template parameters: ``param = "name"`` sets the template parameter
 ``name``; ``param = "name[i]"`` sets element ``i`` of the list parameter ``name`` (the rest of
 the list comes from the fixed parameter of that name, or from other factors). Without ``param``
@@ -89,6 +94,7 @@ from mptcplab.campaign.overrides import (
     changed_inside,
     from_mapping,
 )
+from mptcplab.campaign.scenario_file import ScenarioFile
 from mptcplab.design.factors import Factor
 from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
 from mptcplab.errors import UserError
@@ -126,9 +132,11 @@ class FactorSpec(_Strict):
 
 
 class ScenarioSpec(BaseModel):
-    # Every key besides `template` is a fixed template parameter, checked against the template.
+    # Either a template or a scenario file (mptcplab.campaign.scenario_file). Every other key is
+    # fixed: a template parameter, or a field path of the file's scenario.
     model_config = ConfigDict(extra="allow", strict=True)
-    template: str
+    template: str | None = None
+    file: str | None = None
 
 
 class PublishedSpec(_Strict):
@@ -196,6 +204,18 @@ class Campaign:
     template: Callable[..., Any] = field(repr=False)
     # Keys set when the campaign was loaded rather than written in its file (`--set`).
     overrides: tuple[Override, ...] = ()
+    # The scenario file behind `template` when the campaign names one instead of a template.
+    scenario_file: Path | None = None
+    # Its fixed keys as [scenario] writes them, by the path they resolve to.
+    fixed_written: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def scenario_source(self) -> str:
+        """Where each run's scenario comes from, for messages: ``template 'two_path'`` or
+        ``scenario file scenarios/net.toml``."""
+        if self.scenario_file is not None:
+            return f"scenario file {self.scenario_file}"
+        return f"template '{self.spec.scenario.template}'"
 
     @property
     def name(self) -> str:
@@ -534,6 +554,8 @@ class _Checker:
         self.fixed = dict(spec.scenario.model_extra or {})
         self.owners: dict[Target, str] = {}  # parameter (element) -> factor that sets it
         self.accepted: list[str] = []  # the template's parameters, once it is known
+        self.scenario_file: ScenarioFile | None = None  # instead of a template
+        self.fixed_written: dict[str, str] = {}
 
     def fail(self, message: str, *loc: str | int) -> UserError:
         return UserError(message, **_where(self.path, self.text, self.overrides, loc))
@@ -544,14 +566,46 @@ class _Checker:
         self.check_backend()
         self.check_metrics()
         name = self.spec.scenario.template
-        if name not in templates.TEMPLATES:
+        template: Callable[..., Any]
+        if self.spec.scenario.file is not None:
+            if name is not None:
+                raise self.fail(
+                    "give either `template` or `file` (a scenario file), not both",
+                    "scenario",
+                    "file",
+                )
+            template = self.scenario_file = self.load_scenario_file(self.spec.scenario.file)
+            # One spelling per field (`links[0].loss`, not also `links[wifi].loss`), so that a
+            # field set twice is caught.
+            self.fixed_written = {self.resolve(key, "scenario", key): key for key in self.fixed}
+            self.fixed = {resolved: self.fixed[key] for resolved, key in self.fixed_written.items()}
+        elif name is None:
+            extras = {"scenario": self.spec.scenario.model_extra or {}}
+            for wanted in ("template", "file"):
+                written = _misspelt(extras, ("scenario", wanted))
+                if written is not None:
+                    where = _where(
+                        self.path,
+                        self.text,
+                        self.overrides,
+                        ("scenario", wanted),
+                        ("scenario", written),
+                    )
+                    raise UserError(f"missing key '{wanted}'; is '{written}' meant?", **where)
+            raise self.fail(
+                "missing key 'template' (a scenario template) or 'file' (a scenario file)",
+                "scenario",
+            )
+        elif name not in templates.TEMPLATES:
             known = sorted(templates.TEMPLATES)
             raise self.fail(
                 f"unknown template '{name}'" + _suggest(name, known), "scenario", "template"
             )
-        self.accepted = list(templates.parameters(name))
-        for key in self.fixed:
-            self.check_param(key, "scenario", key)
+        else:
+            template = templates.TEMPLATES[name]
+            self.accepted = list(templates.parameters(name))
+            for key in self.fixed:
+                self.check_param(key, "scenario", key)
         quantitative: list[Factor] = []
         targets: dict[str, Target] = {}
         qualitative: list[QualitativeFactor] = []
@@ -574,9 +628,35 @@ class _Checker:
             qualitative=tuple(qualitative),
             owners=self.owners,
             fixed=self.fixed,
-            template=templates.TEMPLATES[name],
+            template=template,
             overrides=self.overrides,
+            scenario_file=None if self.scenario_file is None else self.scenario_file.path,
+            fixed_written=self.fixed_written,
         )
+
+    def load_scenario_file(self, raw: str) -> ScenarioFile:
+        """The campaign's scenario file, relative to the campaign file's folder. A problem in
+        that file is reported at its own line; a missing file at the campaign's `file` key."""
+        path = Path(raw)
+        if not path.is_absolute():
+            path = self.path.parent / path
+        if not path.is_file():
+            what = "a directory" if path.is_dir() else "nothing"
+            raise self.fail(
+                f"expected a scenario file (.toml or .json) at {path}, found {what} "
+                "(a relative path starts at the campaign file's folder)",
+                "scenario",
+                "file",
+            )
+        return ScenarioFile(path)
+
+    def resolve(self, raw: str, *loc: str | int) -> str:
+        """A field path of the scenario file, checked and spelt one way (positions, not ids)."""
+        assert self.scenario_file is not None
+        try:
+            return self.scenario_file.resolve(raw)
+        except UserError as exc:
+            raise self.fail(exc.detail, *loc) from None
 
     def check_backend(self) -> None:
         from mptcplab.campaign.backends import BACKENDS
@@ -679,6 +759,9 @@ class _Checker:
                     )
 
     def check_param(self, param: str, *loc: str | int) -> None:
+        if self.scenario_file is not None:
+            self.resolve(param, *loc)
+            return
         if param == "seed":
             raise self.fail(
                 "each run's seed derives from the campaign's `seed`, the point and the "
@@ -696,6 +779,8 @@ class _Checker:
             )
 
     def target(self, raw: str, *loc: str | int) -> Target:
+        if self.scenario_file is not None:
+            return Target(self.resolve(raw, *loc))
         match = _PARAM_TARGET.match(raw)
         if match is None:
             raise self.fail(

@@ -1,0 +1,199 @@
+"""A scenario file as the base of a campaign, in place of a template.
+
+A template covers the topologies of a published study; a researcher's own network (three
+access links and a shared core, say) is a scenario file. With ``[scenario] file = "net.toml"``
+the campaign's factors set fields of that file's scenario by path::
+
+    [scenario]
+    file = "../scenarios/shared_bottleneck.toml"   # relative to the campaign file
+    duration_s = 20.0                              # any other key: a field set for every run
+    "flows[tcp].rcvbuf_bytes" = 1048576
+
+    [factors.capacity]
+    low = 2.0
+    high = 50.0
+    param = "links[shared].capacity_mbps"          # an element of a list by its id, or [0]
+
+A path is the simulator's notation for a field (``flows[0].paths[1]``, as in its error
+messages), where an element of ``links`` or ``flows`` may also be picked by its ``id``. The
+table or list that holds the field must be in the file (a factor may set a field the file
+leaves at its default, not one inside a table it does not write). Every run's scenario is the
+file's with the values written in, validated like a written file.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mptcplab.errors import UserError
+from mptcplab.scenario.load import load_document, scenario_from_data
+from mptcplab.scenario.model import Scenario, dotted, issues
+
+__all__ = ["FieldPath", "ScenarioFile", "parse_field_path"]
+
+FieldPath = tuple[str | int, ...]
+"""A field's location with every list element by position: ``('links', 0, 'capacity_mbps')``."""
+
+# A key, then any number of [selector]s; keys joined by dots.
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SELECTOR = re.compile(r"\[([^\[\]]+)\]")
+_EXAMPLES = "'links[wifi].capacity_mbps', 'flows[0].cc' or 'duration_s'"
+
+
+def parse_field_path(raw: str) -> tuple[str | int, ...]:
+    """``"links[wifi].queue.ms"`` → ``('links', 'wifi', 'queue', 'ms')`` with digits as ints:
+    selectors are still ids or positions (see :meth:`ScenarioFile.resolve`). ``ValueError``
+    when ``raw`` is not a path."""
+    out: list[str | int] = []
+    pos = 0
+    while True:
+        key = _KEY.match(raw, pos)
+        if key is None:
+            raise ValueError(raw)
+        out.append(key.group())
+        pos = key.end()
+        while (selector := _SELECTOR.match(raw, pos)) is not None:
+            text = selector.group(1).strip()
+            out.append(int(text) if text.isdigit() else text)
+            pos = selector.end()
+        if pos == len(raw):
+            return tuple(out)
+        if raw[pos] != ".":
+            raise ValueError(raw)
+        pos += 1
+
+
+class ScenarioFile:
+    """A valid scenario file, and the scenario it gives with some fields set by path.
+
+    Called like a template, with paths as keywords (``**{"links[0].loss": 0.01}``): the paths
+    are those :meth:`resolve` returns, so each field has one spelling however it was named.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        data, text, syntax = load_document(path)
+        scenario_from_data(data, file=str(path), text=text, syntax=syntax)  # the base is valid
+        self.document: dict[str, Any] = data
+
+    def resolve(self, raw: str) -> str:
+        """The path ``raw`` with ids turned into positions (``links[0].capacity_mbps``), after
+        checking that what holds the field is in the file. ``UserError`` (no file or line: the
+        caller knows where ``raw`` was written) saying what is there instead."""
+        try:
+            parts = parse_field_path(raw)
+        except ValueError:
+            raise UserError(
+                f"expected a field path of the scenario file, such as {_EXAMPLES}; got {raw!r}"
+            ) from None
+        if parts[0] == "seed":
+            raise UserError(
+                "each run's seed derives from the campaign's `seed`, the point and the "
+                "replication; remove this one"
+            )
+        node: Any = self.document
+        resolved: list[str | int] = []
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            where = dotted(resolved) or "the scenario"
+            if isinstance(node, list):
+                index = self._element(node, part, where)
+                resolved.append(index)
+                node = node[index]
+                continue
+            if not isinstance(part, str) or not isinstance(node, dict):
+                raise UserError(
+                    f"{raw}: {where} is a {_kind(node)} in {self.path.name}, "
+                    f"which has no {'element' if isinstance(part, int) else 'field'} {part!r}"
+                )
+            resolved.append(part)
+            if part in node:
+                node = node[part]
+            elif not last:
+                raise UserError(
+                    f"{raw}: {self.path.name} writes no '{part}' in {where}; set the whole "
+                    f'of it instead ("{dotted(resolved)}" = ...), or write it in the file'
+                )
+            else:
+                self._check_known(tuple(resolved), raw)
+        return dotted(resolved)
+
+    def _check_known(self, loc: FieldPath, raw: str) -> None:
+        """A field the file leaves out must still be one the scenario has: the model itself
+        says so, given a value of no type at ``loc`` (an unknown key is refused as such, a
+        known one for its type)."""
+        data = copy.deepcopy(self.document)
+        _set(data, loc, _Probe())
+        try:
+            Scenario.model_validate(data)
+        except ValidationError as exc:
+            for found in issues(exc, Scenario):
+                if found.loc == loc and found.message.startswith("unknown field"):
+                    raise UserError(f"{raw}: {found.message}") from None
+
+    def _element(self, items: list[Any], selector: str | int, where: str) -> int:
+        if isinstance(selector, int):
+            if selector < len(items):
+                return selector
+            raise UserError(
+                f"{where}[{selector}]: {self.path.name} gives {where} {len(items)} "
+                f"element{'s' if len(items) != 1 else ''} (positions from 0)"
+            )
+        ids = [item.get("id") for item in items if isinstance(item, dict)]
+        if selector in ids:
+            return ids.index(selector)
+        known = ", ".join(str(i) for i in ids if i is not None)
+        raise UserError(
+            f"{where}[{selector}]: {self.path.name} has no element of {where} with id "
+            f"'{selector}'" + (f"; ids: {known}" if known else "")
+        )
+
+    def __call__(self, **values: Any) -> Scenario:
+        """The file's scenario with each resolved path set to its value. A problem with the
+        result is a ``UserError`` whose ``field`` is the path that caused it when one did."""
+        data = copy.deepcopy(self.document)
+        # A table first, then fields inside it, so that both take effect.
+        for path in sorted(values, key=lambda p: len(parse_field_path(p))):
+            _set(data, parse_field_path(path), copy.deepcopy(values[path]))
+        try:
+            return Scenario.model_validate(data)
+        except ValidationError as exc:
+            found = issues(exc, Scenario)[0]
+            raise UserError(
+                found.message, field=_culprit(found.loc, values) or found.field
+            ) from None
+
+
+class _Probe:
+    """A value no field accepts."""
+
+
+def _set(data: dict[str, Any], loc: tuple[str | int, ...], value: Any) -> None:
+    node: Any = data
+    for part in loc[:-1]:
+        node = node[part]
+    node[loc[-1]] = value
+
+
+def _culprit(loc: tuple[str | int, ...], values: Mapping[str, Any]) -> str | None:
+    """The set path at or above the problem's location, else one below it (a table that lost a
+    required field)."""
+    for path in values:
+        parts = parse_field_path(path)
+        if loc[: len(parts)] == parts or parts[: len(loc)] == loc:
+            return path
+    return None
+
+
+def _kind(node: Any) -> str:
+    if isinstance(node, dict):
+        return "table"
+    if isinstance(node, list):
+        return "list"
+    return f"{type(node).__name__} value"

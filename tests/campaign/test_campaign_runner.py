@@ -3,6 +3,7 @@ done and retry what failed, a killed campaign resumes without duplicates or chan
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -336,6 +337,13 @@ def test_status_and_export_commands(write_campaign, cli, tmp_path) -> None:
     assert pd.read_parquet(parquet_path).shape == frame.shape
     code, _, err = cli("export", str(summary.store))
     assert code == 2 and "exactly one of --csv" in err
+    # `--csv -`: the same table on standard output, the count on standard error, no file "-".
+    code, out, err = cli("export", str(summary.store), "--csv", "-")
+    assert code == 0 and "wrote 12 runs to standard output" in err
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(out)), frame)
+    assert not Path("-").exists()
+    code, out, err = cli("export", str(summary.store), "--parquet", "-")
+    assert code == 2 and out == "" and "Parquet is binary" in err
 
 
 def test_report_and_export_take_the_campaign_file_for_its_store(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pandas as pd
 
@@ -161,12 +161,18 @@ def percentile_table(
     return pd.DataFrame.from_records(rows)
 
 
-def export(store: str | Path, out: str | Path, *, fmt: str) -> int:
-    """Write one row per run (factor values, levels, status, metrics) as CSV or Parquet."""
+def export(store: str | Path, out: str | Path | TextIO, *, fmt: str) -> int:
+    """Write one row per run (factor values, levels, status, metrics) as CSV or Parquet, to a
+    file or (CSV only) to an open text stream such as ``sys.stdout``."""
     frame = to_pandas(store, references=True)
-    out = Path(out)
     if fmt not in ("csv", "parquet"):
         raise UserError(f"unknown export format '{fmt}'; expected csv or parquet", field="format")
+    if not isinstance(out, str | Path):
+        if fmt != "csv":
+            raise UserError("Parquet is binary: give it a file, not a text stream", field=fmt)
+        frame.to_csv(out, index=False)
+        return len(frame)
+    out = Path(out)
     with writing(out, "the export"):
         if fmt == "csv":
             frame.to_csv(out, index=False)

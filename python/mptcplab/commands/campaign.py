@@ -3,6 +3,7 @@ runs as a table."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -152,7 +153,9 @@ def _print_status(
 
 def export_command(
     target: StoreOrCampaign,
-    csv: Annotated[Path | None, typer.Option("--csv", help="Write a CSV file here.")] = None,
+    csv: Annotated[
+        Path | None, typer.Option("--csv", help="Write a CSV file here (- for standard output).")
+    ] = None,
     parquet: Annotated[
         Path | None, typer.Option("--parquet", help="Write a Parquet file here.")
     ] = None,
@@ -164,6 +167,15 @@ def export_command(
         raise UserError("give exactly one of --csv OUT or --parquet OUT", field="export")
     out, fmt = (csv, "csv") if csv is not None else (parquet, "parquet")
     assert out is not None
+    if str(out) == "-":
+        if fmt == "parquet":
+            raise UserError(
+                "Parquet is binary: give a file (--csv - writes CSV to standard output)",
+                field="--parquet",
+            )
+        rows = export(resolve_store(target), sys.stdout, fmt=fmt)
+        command_console(stderr=True).print(f"wrote {rows} runs to standard output")
+        return
     rows = export(resolve_store(target), out, fmt=fmt)
     command_console(stderr=True).print(f"wrote {rows} runs to {out}")
 

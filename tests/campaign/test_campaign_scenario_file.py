@@ -201,3 +201,28 @@ def test_a_campaign_over_a_file_runs_on_the_simulator(cli, tmp_path: Path) -> No
     payload = MSS_BYTES / (MSS_BYTES + HEADER_BYTES)
     assert (runs["goodput_mbps"] <= runs["capacity"] * payload * 1.001).all()
     assert (runs["goodput_mbps"] > 0).all()
+
+
+def test_the_store_and_report_keep_the_scenario_file_as_it_ran(cli, tmp_path: Path) -> None:
+    from mptcplab.analysis.report import build_report
+    from mptcplab.campaign.overrides import stored
+    from mptcplab.campaign.store import Store
+
+    network = tmp_path / "net.toml"
+    network.write_text(NETWORK.read_text())
+    path = _campaign(tmp_path, CAMPAIGN.replace(f'file = "{NETWORK}"', 'file = "net.toml"'))
+    store = tmp_path / "store.sqlite"
+    code, _, err = cli("run", str(path), "-o", str(store), "-q", "--set", "replications=2")
+    assert code == 0, err
+    network.write_text("# changed after the run\n")
+    with Store(store) as opened:
+        saved = opened.campaign_text()
+    assert saved is not None
+    text = saved[1]
+    assert text.startswith(CAMPAIGN.replace(f'file = "{NETWORK}"', 'file = "net.toml"').rstrip())
+    assert [(o.dotted, o.value) for o in stored(text)] == [("replications", 2)]
+    block = text[text.index(f"# ---- scenario file {network} as the runs used it ----") :]
+    assert block.splitlines()[1:] == [
+        f"# {line}".rstrip() for line in NETWORK.read_text().splitlines()
+    ]
+    assert "capacity_mbps = 10.0" in build_report(store)

@@ -81,6 +81,7 @@ class ScenarioFile:
         data, text, syntax = load_document(path)
         scenario_from_data(data, file=str(path), text=text, syntax=syntax)  # the base is valid
         self.document: dict[str, Any] = data
+        self.text = text
 
     def resolve(self, raw: str) -> str:
         """The path ``raw`` with ids turned into positions (``links[0].capacity_mbps``), after

@@ -208,6 +208,7 @@ class Campaign:
     scenario_file: Path | None = None
     # Its fixed keys as [scenario] writes them, by the path they resolve to.
     fixed_written: dict[str, str] = field(default_factory=dict)
+    scenario_text: str | None = field(default=None, repr=False)
 
     @property
     def scenario_source(self) -> str:
@@ -242,8 +243,15 @@ class Campaign:
     @property
     def stored_text(self) -> str:
         """The file's text with the keys set on loading appended as comments (the store's
-        provenance, which the report reads back)."""
-        return annotate(self.text, self.overrides)
+        provenance, which the report reads back), then the scenario file's text, if the
+        campaign names one, as comments too: the store and the report say what ran even after
+        that file changes."""
+        text = annotate(self.text, self.overrides)
+        if self.scenario_file is None or self.scenario_text is None:
+            return text
+        commented = [f"# {line}".rstrip() for line in self.scenario_text.splitlines()]
+        header = f"# ---- scenario file {self.scenario_file} as the runs used it ----"
+        return text.rstrip("\n") + "\n\n" + "\n".join([header, *commented]) + "\n"
 
     def where(self, *loc: str | int) -> dict[str, Any]:
         """File, line and dotted key of ``loc``, ready for :class:`UserError`."""
@@ -632,6 +640,7 @@ class _Checker:
             overrides=self.overrides,
             scenario_file=None if self.scenario_file is None else self.scenario_file.path,
             fixed_written=self.fixed_written,
+            scenario_text=None if self.scenario_file is None else self.scenario_file.text,
         )
 
     def load_scenario_file(self, raw: str) -> ScenarioFile:

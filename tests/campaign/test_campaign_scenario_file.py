@@ -115,14 +115,15 @@ def test_a_relative_file_starts_at_the_campaign_files_folder(
             "links[shared].capacity_mbps",
             "links[sharde].capacity_mbps",
             "param",
-            "links[sharde]: shared_bottleneck.toml has no element of links with id 'sharde'; "
-            "ids: shared",
+            "links[sharde].capacity_mbps: shared_bottleneck.toml has no element of links with "
+            "id 'sharde'; ids: shared",
         ),
         (
             "links[shared].capacity_mbps",
             "links[2].capacity_mbps",
             "param",
-            "links[2]: shared_bottleneck.toml gives links 1 element (positions from 0)",
+            "links[2].capacity_mbps: shared_bottleneck.toml gives links 1 element "
+            "(positions from 0)",
         ),
         (
             "links[shared].capacity_mbps",
@@ -134,8 +135,8 @@ def test_a_relative_file_starts_at_the_campaign_files_folder(
             "links[shared].capacity_mbps",
             "flows[0].tcp.rto_min_ms",
             "param",
-            "shared_bottleneck.toml writes no 'tcp' in flows[0]; set the whole of it instead "
-            '("flows[0].tcp" = ...)',
+            "flows[0].tcp.rto_min_ms: shared_bottleneck.toml writes no 'tcp' in flows[0]; set "
+            'the whole of it instead ("flows[0].tcp" = ...)',
         ),
         ("links[shared].capacity_mbps", "links..loss", "param", "expected a field path"),
         ("links[shared].capacity_mbps", "seed", "param", "each run's seed derives from"),

@@ -73,3 +73,25 @@ def test_doctor_says_the_emulator_can_run_on_a_capable_machine(run_cli: CliRunne
     assert out.returncode == 0, out.stdout
     for check in ("root", "TUN devices", "network namespaces", "MPTCP", "linkem"):
         assert check in out.stdout
+
+
+@pytest.mark.root
+@pytest.mark.usefixtures("emulator")
+def test_the_emulator_runs_the_fields_set_on_its_command_line(run_cli: CliRunner) -> None:
+    default = Path(__file__).resolve().parents[2] / "scenarios" / "default.toml"
+    out = run_cli(
+        "emu",
+        str(default),
+        "--json",
+        "--set",
+        "duration_s=2",
+        "--set",
+        "links[wifi].capacity_mbps=2",
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["scenario"]["duration_s"] == 2
+    assert report["scenario"]["links"][0]["capacity_mbps"] == 2
+    # Oracle: the set rate bounds the flow (the file says 8 Mbit/s, which would not).
+    assert 0 < report["flows"][0]["goodput_mbps"] <= 2

@@ -35,6 +35,7 @@ __all__ = [
     "changed_inside",
     "from_mapping",
     "parse_option",
+    "parse_value",
     "stored",
 ]
 
@@ -83,7 +84,9 @@ def _key(text: str, shown: str) -> Loc:
     return key
 
 
-def _value(text: str) -> Any:
+def parse_value(text: str) -> Any:
+    """A value as written on the command line: TOML (`2`, `1.5`, `true`, `[50]`, `"text"`),
+    or else the text itself (a bare word such as `emu`)."""
     try:
         return tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:
@@ -96,7 +99,7 @@ def parse_option(raw: str) -> Override:
     key_text, sep, value_text = raw.partition("=")
     if not sep:
         raise UserError(f"expected KEY=VALUE (e.g. --set backend=emu), got '{raw}'", field="--set")
-    return Override(_key(key_text.strip(), shown), _value(value_text.strip()), shown)
+    return Override(_key(key_text.strip(), shown), parse_value(value_text.strip()), shown)
 
 
 def from_mapping(changes: Mapping[str, Any]) -> tuple[Override, ...]:

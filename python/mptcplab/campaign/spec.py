@@ -42,7 +42,7 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
 Instead of a template, ``[scenario]`` may name a scenario file, ``file = "net.toml"`` (relative
 to the campaign file): factors and the other keys of ``[scenario]`` then set fields of that
 file's scenario by path, ``param = "links[wifi].capacity_mbps"`` (see
-:mod:`mptcplab.campaign.scenario_file`).
+:mod:`mptcplab.scenario.field_paths`).
 
 Mapping of factors to template parameters: ``param = "name"`` sets the template parameter
 ``name``; ``param = "name[i]"`` sets element ``i`` of the list parameter ``name`` (the rest of
@@ -94,10 +94,10 @@ from mptcplab.campaign.overrides import (
     changed_inside,
     from_mapping,
 )
-from mptcplab.campaign.scenario_file import ScenarioFile
 from mptcplab.design.factors import Factor
 from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
 from mptcplab.errors import UserError
+from mptcplab.scenario.field_paths import ScenarioFile
 
 #: Name of the qualitative level that `backends = [...]` adds to every run's variant.
 BACKEND_LEVEL = "backend"
@@ -132,7 +132,7 @@ class FactorSpec(_Strict):
 
 
 class ScenarioSpec(BaseModel):
-    # Either a template or a scenario file (mptcplab.campaign.scenario_file). Every other key is
+    # Either a template or a scenario file (mptcplab.scenario.field_paths). Every other key is
     # fixed: a template parameter, or a field path of the file's scenario.
     model_config = ConfigDict(extra="allow", strict=True)
     template: str | None = None
@@ -662,10 +662,16 @@ class _Checker:
     def resolve(self, raw: str, *loc: str | int) -> str:
         """A field path of the scenario file, checked and spelt one way (positions, not ids)."""
         assert self.scenario_file is not None
+        if raw.split(".", 1)[0].split("[", 1)[0].strip() == "seed":
+            raise self.fail(
+                "each run's seed derives from the campaign's `seed`, the point and the "
+                "replication; remove this one",
+                *loc,
+            )
         try:
             return self.scenario_file.resolve(raw)
         except UserError as exc:
-            raise self.fail(exc.detail, *loc) from None
+            raise self.fail(f"{raw}: {exc.detail}", *loc) from None
 
     def check_backend(self) -> None:
         from mptcplab.campaign.backends import BACKENDS

@@ -14,12 +14,14 @@ from rich.table import Table
 from mptcplab.commands.console import command_console, report_table, run_progress
 from mptcplab.commands.scenario_options import (
     DurationOption,
+    FieldOption,
     JsonFlag,
     OutputOption,
-    ScenarioFile,
+    ScenarioArgument,
     SeedOption,
     TraceOption,
     parse_trace,
+    with_fields,
     write_report,
 )
 from mptcplab.commands.sim import print_report
@@ -76,17 +78,19 @@ def print_fidelity(report: dict[str, Any], console: Console) -> None:
 
 
 def emu_command(
-    file: ScenarioFile,
+    file: ScenarioArgument,
     json_out: JsonFlag = False,
     seed: SeedOption = None,
     duration: DurationOption = None,
     trace: TraceOption = None,
     output: OutputOption = None,
+    changes: FieldOption = None,
 ) -> None:
     """Run a scenario on the real Linux kernel in emulated networks (needs root)."""
     from mptcplab import emu
 
     traces = parse_trace(trace)
+    scenario = with_fields(file, changes)
     if output is not None:
         check_writable(output, "the report")  # before the run, not after its real time
     try:
@@ -99,7 +103,9 @@ def emu_command(
                     task, description=stage, completed=traffic_s, total=duration_s, clock=clock
                 )
 
-            report = emu.run(file, seed=seed, duration_s=duration, trace=traces, progress=progress)
+            report = emu.run(
+                scenario, seed=seed, duration_s=duration, trace=traces, progress=progress
+            )
     except emu.EmulatorError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(1)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, Any, get_args
 
 import typer
 
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
-from mptcplab.scenario.model import MAX_DURATION_S, MIN_DURATION_S, TraceKind
+from mptcplab.scenario.model import MAX_DURATION_S, MIN_DURATION_S, Scenario, TraceKind
 
-ScenarioFile = Annotated[
+ScenarioArgument = Annotated[
     Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
 ]
 JsonFlag = Annotated[
@@ -54,6 +54,16 @@ TraceOption = Annotated[
         "--trace", help=f"Record traces: comma-separated {','.join(get_args(TraceKind))}."
     ),
 ]
+FieldOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="PATH=VALUE",
+        help="Set a field of the scenario for this run, e.g. --set links[wifi].loss=0.01 "
+        "--set flows[0].cc=olia (repeatable; an element of links or flows by position or id; "
+        "VALUE is read as TOML, a bare word as text).",
+    ),
+]
 OutputOption = Annotated[
     Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
 ]
@@ -83,3 +93,41 @@ def write_report(text: str, output: Path | None) -> None:
         return
     with writing(output, "the report"):
         output.write_text(text + "\n", encoding="utf-8")
+
+
+def with_fields(file: Path, changes: list[str] | None) -> Path | Scenario:
+    """The scenario file with the ``--set PATH=VALUE`` options applied, or the file itself when
+    there are none. A path that does not resolve, or a value its field refuses, is blamed on
+    the option; a problem in the file itself on the file."""
+    from mptcplab.campaign.overrides import parse_value
+    from mptcplab.scenario.field_paths import ScenarioFile
+
+    if not changes:
+        return file
+    base = ScenarioFile(file)
+    values: dict[str, Any] = {}
+    options: dict[str, str] = {}  # resolved path -> the option that set it
+    for raw in changes:
+        path, sep, value = raw.partition("=")
+        if not sep:
+            raise UserError(
+                f"expected PATH=VALUE (e.g. --set links[0].loss=0.01), got '{raw}'", field="--set"
+            )
+        try:
+            resolved = base.resolve(path.strip())
+        except UserError as exc:
+            raise UserError(exc.detail, field=f"--set {raw}") from None
+        values[resolved] = parse_value(value.strip())
+        options[resolved] = raw
+    try:
+        return base(**values)
+    except UserError as exc:
+        shown = options.get(exc.field or "")
+        if shown is not None:
+            raise UserError(exc.detail, field=f"--set {shown}") from None
+        # Another field, made invalid by a set one (duration_s below warmup_s, say).
+        raise UserError(
+            f"{exc.detail} (with {', '.join(f'--set {o}' for o in options.values())})",
+            file=str(file),
+            field=exc.field,
+        ) from None

@@ -19,12 +19,14 @@ from mptcplab.commands.console import command_console, report_table, run_progres
 from mptcplab.commands.scenario_options import (
     TRACE_KINDS,
     DurationOption,
+    FieldOption,
     JsonFlag,
     OutputOption,
-    ScenarioFile,
+    ScenarioArgument,
     SeedOption,
     TraceOption,
     parse_trace,
+    with_fields,
     write_report,
 )
 from mptcplab.outputs import check_writable
@@ -246,17 +248,19 @@ def _exit_abandoning_the_run(code: int) -> NoReturn:
 
 
 def sim_command(
-    file: ScenarioFile,
+    file: ScenarioArgument,
     json_out: JsonFlag = False,
     seed: SeedOption = None,
     duration: DurationOption = None,
     trace: TraceOption = None,
     output: OutputOption = None,
+    changes: FieldOption = None,
 ) -> None:
     """Run a scenario on the packet-level simulator."""
     from mptcplab import sim
 
     traces = parse_trace(trace)
+    scenario = with_fields(file, changes)
     if output is not None:
         check_writable(output, "the report")
     try:
@@ -269,7 +273,7 @@ def sim_command(
 
             report = _interruptible(
                 lambda: sim.run(
-                    file, seed=seed, duration_s=duration, trace=traces, progress=progress
+                    scenario, seed=seed, duration_s=duration, trace=traces, progress=progress
                 )
             )
     except sim.SimulatorUnavailable as exc:

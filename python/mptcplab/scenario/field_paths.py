@@ -1,8 +1,12 @@
-"""A scenario file as the base of a campaign, in place of a template.
+"""A scenario file with some of its fields set by path: the base of a campaign in place of a
+template, and what ``mptcplab sim FILE --set PATH=VALUE`` runs.
+
+    from mptcplab.scenario import ScenarioFile
+    s = ScenarioFile("scenarios/lossy_paths.toml").with_fields({"links[lossy].loss": 0.02})
 
 A template covers the topologies of a published study; a researcher's own network (three
 access links and a shared core, say) is a scenario file. With ``[scenario] file = "net.toml"``
-the campaign's factors set fields of that file's scenario by path::
+a campaign's factors set fields of that file's scenario by path::
 
     [scenario]
     file = "../scenarios/shared_bottleneck.toml"   # relative to the campaign file
@@ -24,6 +28,7 @@ file's with the values written in, validated like a written file.
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -72,12 +77,11 @@ def parse_field_path(raw: str) -> tuple[str | int, ...]:
 class ScenarioFile:
     """A valid scenario file, and the scenario it gives with some fields set by path.
 
-    Called like a template, with paths as keywords (``**{"links[0].loss": 0.01}``): the paths
-    are those :meth:`resolve` returns, so each field has one spelling however it was named.
+    A campaign calls it like a template, with paths as keywords (``**{"links[0].loss": 0.01}``).
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
         data, text, syntax = load_document(path)
         scenario_from_data(data, file=str(path), text=text, syntax=syntax)  # the base is valid
         self.document: dict[str, Any] = data
@@ -93,11 +97,6 @@ class ScenarioFile:
             raise UserError(
                 f"expected a field path of the scenario file, such as {_EXAMPLES}; got {raw!r}"
             ) from None
-        if parts[0] == "seed":
-            raise UserError(
-                "each run's seed derives from the campaign's `seed`, the point and the "
-                "replication; remove this one"
-            )
         node: Any = self.document
         resolved: list[str | int] = []
         for depth, part in enumerate(parts):
@@ -110,7 +109,7 @@ class ScenarioFile:
                 continue
             if not isinstance(part, str) or not isinstance(node, dict):
                 raise UserError(
-                    f"{raw}: {where} is a {_kind(node)} in {self.path.name}, "
+                    f"{where} is a {_kind(node)} in {self.path.name}, "
                     f"which has no {'element' if isinstance(part, int) else 'field'} {part!r}"
                 )
             resolved.append(part)
@@ -118,14 +117,14 @@ class ScenarioFile:
                 node = node[part]
             elif not last:
                 raise UserError(
-                    f"{raw}: {self.path.name} writes no '{part}' in {where}; set the whole "
+                    f"{self.path.name} writes no '{part}' in {where}; set the whole "
                     f'of it instead ("{dotted(resolved)}" = ...), or write it in the file'
                 )
             else:
-                self._check_known(tuple(resolved), raw)
+                self._check_known(tuple(resolved))
         return dotted(resolved)
 
-    def _check_known(self, loc: FieldPath, raw: str) -> None:
+    def _check_known(self, loc: FieldPath) -> None:
         """A field the file leaves out must still be one the scenario has: the model itself
         says so, given a value of no type at ``loc`` (an unknown key is refused as such, a
         known one for its type)."""
@@ -136,14 +135,14 @@ class ScenarioFile:
         except ValidationError as exc:
             for found in issues(exc, Scenario):
                 if found.loc == loc and found.message.startswith("unknown field"):
-                    raise UserError(f"{raw}: {found.message}") from None
+                    raise UserError(found.message) from None
 
     def _element(self, items: list[Any], selector: str | int, where: str) -> int:
         if isinstance(selector, int):
             if selector < len(items):
                 return selector
             raise UserError(
-                f"{where}[{selector}]: {self.path.name} gives {where} {len(items)} "
+                f"{self.path.name} gives {where} {len(items)} "
                 f"element{'s' if len(items) != 1 else ''} (positions from 0)"
             )
         ids = [item.get("id") for item in items if isinstance(item, dict)]
@@ -151,13 +150,25 @@ class ScenarioFile:
             return ids.index(selector)
         known = ", ".join(str(i) for i in ids if i is not None)
         raise UserError(
-            f"{where}[{selector}]: {self.path.name} has no element of {where} with id "
+            f"{self.path.name} has no element of {where} with id "
             f"'{selector}'" + (f"; ids: {known}" if known else "")
         )
 
+    def with_fields(self, values: Mapping[str, Any]) -> Scenario:
+        """The file's scenario with the field at each path set to its value. ``UserError`` for
+        a path that does not resolve (its ``field`` is the path as given), or for a result the
+        model refuses (its ``field`` is the path that caused it, in the form of
+        :meth:`resolve`, when one did)."""
+        resolved: dict[str, Any] = {}
+        for raw, value in values.items():
+            try:
+                resolved[self.resolve(raw)] = value
+            except UserError as exc:
+                raise UserError(exc.detail, field=raw) from None
+        return self(**resolved)
+
     def __call__(self, **values: Any) -> Scenario:
-        """The file's scenario with each resolved path set to its value. A problem with the
-        result is a ``UserError`` whose ``field`` is the path that caused it when one did."""
+        """:meth:`with_fields` for paths already in the form :meth:`resolve` gives."""
         data = copy.deepcopy(self.document)
         # A table first, then fields inside it, so that both take effect.
         for path in sorted(values, key=lambda p: len(parse_field_path(p))):

@@ -1,0 +1,64 @@
+"""Field paths into a scenario file (``links[wifi].queue.ms``): parsing, resolving ids to
+positions, and the scenario with the fields set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mptcplab.errors import UserError
+from mptcplab.scenario import ScenarioFile, load_scenario
+from mptcplab.scenario.field_paths import parse_field_path
+
+ROOT = Path(__file__).resolve().parents[2]
+LOSSY = ROOT / "scenarios" / "lossy_paths.toml"
+
+
+@pytest.mark.parametrize(
+    ("raw", "parts"),
+    [
+        ("duration_s", ("duration_s",)),
+        ("links[clean].loss", ("links", "clean", "loss")),
+        ("flows[0].paths[1][0]", ("flows", 0, "paths", 1, 0)),
+        ("links[ wifi ].queue.ms", ("links", "wifi", "queue", "ms")),
+    ],
+)
+def test_paths_parse(raw: str, parts: tuple) -> None:
+    assert parse_field_path(raw) == parts
+
+
+@pytest.mark.parametrize("raw", ["", ".loss", "links.", "links[]", "links[0]x", "1links", "a..b"])
+def test_what_is_not_a_path_is_refused(raw: str) -> None:
+    with pytest.raises(ValueError):
+        parse_field_path(raw)
+
+
+def test_an_id_resolves_to_its_position_and_a_position_to_itself() -> None:
+    base = ScenarioFile(LOSSY)
+    assert base.resolve("links[clean].loss") == "links[1].loss"
+    assert base.resolve("links[1].loss") == "links[1].loss"
+    assert base.resolve("flows[mptcp].paths[1]") == "flows[0].paths[1]"
+    # A field the file leaves at its default can be set.
+    assert base.resolve("flows[mptcp].sndbuf_bytes") == "flows[0].sndbuf_bytes"
+
+
+def test_with_fields_changes_those_fields_and_nothing_else() -> None:
+    base = load_scenario(LOSSY).to_dict()
+    changed = ScenarioFile(LOSSY).with_fields(
+        {"links[clean].loss": 0.002, "flows[0].paths": [["clean"], ["lossy"]]}
+    )
+    expected = {**base}
+    expected["links"] = [base["links"][0], {**base["links"][1], "loss": 0.002}]
+    expected["flows"] = [{**base["flows"][0], "paths": [["clean"], ["lossy"]]}]
+    assert changed.to_dict() == expected
+
+
+def test_with_fields_names_the_path_as_given() -> None:
+    with pytest.raises(UserError) as err:
+        ScenarioFile(LOSSY).with_fields({"links[dirty].loss": 0.1})
+    assert err.value.field == "links[dirty].loss"
+    assert "no element of links with id 'dirty'; ids: lossy, clean" in err.value.detail
+    with pytest.raises(UserError) as err:
+        ScenarioFile(LOSSY).with_fields({"links[clean].loss": 1.5})
+    assert err.value.field == "links[1].loss"

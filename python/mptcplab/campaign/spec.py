@@ -671,7 +671,9 @@ class _Checker:
         try:
             return self.scenario_file.resolve(raw)
         except UserError as exc:
-            raise self.fail(f"{raw}: {exc.detail}", *loc) from None
+            # A fixed key is its own path; a factor's `param` is not in the field shown.
+            named = bool(loc) and loc[-1] == raw
+            raise self.fail(exc.detail if named else f"{raw}: {exc.detail}", *loc) from None
 
     def check_backend(self) -> None:
         from mptcplab.campaign.backends import BACKENDS

@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "design",
     "campaign",
     "report",
+    "compare",
     "metrics",
     "doctor",
     "clean",

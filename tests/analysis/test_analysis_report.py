@@ -61,6 +61,10 @@ def test_report_has_every_section(report_html) -> None:
     assert "cc=lia" in html and "cc=olia" in html
     # Two quantitative factors: every metric's heat map is drawn over both.
     assert html.count("<h3>Heat map over ") == 5
+    # One qualitative factor of two levels: one paired comparison per metric.
+    assert html.count("<h3>Variants compared point by point</h3>") == 5
+    goodput = html[html.index('id="metric-goodput-mbps"') : html.index('id="metric-log-gain"')]
+    assert "<th>median difference</th>" in goodput and "<td>lia</td>" in goodput
 
 
 def test_report_command_writes_the_file(

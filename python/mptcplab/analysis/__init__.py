@@ -15,6 +15,8 @@
   the settings they were measured at (a campaign's ``[[published]]`` entries);
 - ``latency``: :func:`block_latencies`, every application block's latency pooled per variant,
   and :func:`latency_table` (NSDI 2012 Fig. 7's distribution);
+- ``paired``: :func:`compare_variants`, each pair of levels of a qualitative factor compared
+  point by point (median difference with its interval, sign test);
 - ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
   of it;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
@@ -38,6 +40,7 @@ _EXPORTS = {
     "block_latencies": "mptcplab.analysis.latency",
     "latency_table": "mptcplab.analysis.latency",
     "compare_published": "mptcplab.analysis.published",
+    "compare_variants": "mptcplab.analysis.paired",
     "build_report": "mptcplab.analysis.report",
     "write_report": "mptcplab.analysis.report",
     "sensitivity_table": "mptcplab.analysis.sensitivity",

@@ -34,6 +34,7 @@ from mptcplab.analysis.metrics import (
     is_metric_name,
     metric_info,
 )
+from mptcplab.analysis.paired import compare_variants
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
@@ -275,6 +276,22 @@ def _metric_section(
         if medians[level].nunique() > 1 and len(medians.attrs.get("levels", [])) > 1:
             parts.append(f"<h3>… by {_esc(level)}</h3>")
             parts.append(_table(percentile_table(medians, metric, by=level)))
+    compared = compare_variants(medians, metric, higher_is_better=info.higher_is_better)
+    if not compared.empty:
+        parts.append("<h3>Variants compared point by point</h3>")
+        parts.append(
+            '<p class="note">Each row pairs two levels of one factor, the other factors\' levels '
+            "held fixed (<em>with</em>), over the design points where both have a median: the "
+            "variants ran at the same points with the same seeds. <em>median difference</em> is "
+            "that of b − a over those points, with its distribution-free 95 % interval "
+            "(order statistics, as the sign test's); <em>b higher share</em> the share of points "
+            "where b is higher; <em>p</em> the two-sided sign test (the interval excludes 0 "
+            "where it is below 0.05), <em>p adjusted</em> the same after Benjamini–Hochberg over "
+            "this table's rows. The verdict names a difference where the adjusted p is below "
+            "0.05.</p>"
+        )
+        shown = compared.rename(columns=lambda c: c.replace("_", " "))
+        parts.append(_table(shown))
     parts.append("<h3>Distribution</h3>")
     parts.append(_img(plots.distribution(medians, metric, info.unit, variants), f"{metric} CDF"))
     factors = medians.attrs.get("factors", [])
@@ -520,6 +537,25 @@ def build_report(store_path: str | Path) -> str:
             sections.append(("failures", "Failed runs", failures))
         sections.append(("provenance", "Provenance", _provenance_section(store)))
     return _document(f"{campaign.name} — mptcplab report", sections, header)
+
+
+def variant_comparisons(
+    store_path: str | Path, metrics: Sequence[str] | None = None
+) -> dict[str, pd.DataFrame]:
+    """For each of ``metrics`` (default: the stored campaign's), its variants compared point by
+    point (:func:`compare_variants`), as the report shows them."""
+    with Store(store_path) as store:
+        stored = store.campaign_text()
+        if stored is None:
+            raise UserError("the store holds no campaign run yet", file=str(store_path))
+        campaign = _Campaign(*stored)
+        runs = to_pandas(store)
+    chosen = list(metrics) if metrics else campaign.metrics or ["goodput_mbps"]
+    medians = point_medians(runs, chosen)
+    return {
+        m: compare_variants(medians, m, higher_is_better=metric_info(m).higher_is_better)
+        for m in chosen
+    }
 
 
 def published_comparison(store_path: str | Path) -> pd.DataFrame | None:

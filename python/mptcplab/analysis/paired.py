@@ -1,0 +1,150 @@
+"""Variants compared point by point: is one level of a qualitative factor (OLIA against LIA, an
+auto-tuned buffer against a fixed one) better than another, with a test, not only by eye?
+
+Every variant of a campaign runs at the same design points with the same seeds, so two variants
+are paired samples: the difference of their per-point medians removes the effect of the point
+(capacity, delay, loss...) and leaves that of the level. For each qualitative factor, each pair
+of its levels is compared with the other factors' levels held fixed, over the points where both
+variants have a median:
+
+- the median of the differences (B − A), with its distribution-free confidence interval: the
+  order statistics d(k) and d(n−k+1) of the sorted differences, k the largest integer with
+  P(Bin(n, ½) ≤ k − 1) ≤ α/2 (the interval for the median of the sign test; Hollander, Wolfe &
+  Chicken, *Nonparametric Statistical Methods*, 3rd ed., §3.6). It needs n ≥ 6 at 95 %;
+- the share of points where B is higher;
+- the two-sided sign test of a zero median difference (exact binomial, zero differences
+  dropped): the test that goes with the interval, which excludes 0 where the test rejects at
+  the same level (up to zero differences). It assumes nothing of the differences' distribution,
+  not even symmetry, which a metric bounded at one end (Jain's index near 1) does not have;
+- the p-values of one metric's comparisons adjusted together by Benjamini–Hochberg (they are
+  many when the factors are).
+
+Medians over replications are compared, as everywhere in the report; a point's replications
+are not a sample of its own here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = ["compare_variants", "median_interval"]
+
+COLUMNS = [
+    "factor",
+    "a",
+    "b",
+    "with",
+    "points",
+    "median_a",
+    "median_b",
+    "median_difference",
+    "ci_low",
+    "ci_high",
+    "b_higher_share",
+    "p_value",
+    "p_adjusted",
+    "verdict",
+]
+
+
+def median_interval(differences: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Distribution-free interval for the median of ``differences`` with coverage at least
+    ``confidence``; NaNs when there are too few values for one."""
+    d = np.sort(np.asarray(differences, dtype=float))
+    n = d.size
+    alpha = 1.0 - confidence
+    # Largest k with P(B <= k - 1) <= alpha / 2, B ~ Bin(n, 1/2).
+    k = 0
+    while k < n and stats.binom.cdf(k, n, 0.5) <= alpha / 2:
+        k += 1
+    if k == 0:
+        return float("nan"), float("nan")
+    return float(d[k - 1]), float(d[n - k])
+
+
+def _sign_test_p(differences: np.ndarray) -> float:
+    nonzero = differences[differences != 0]
+    if nonzero.size == 0:
+        return 1.0
+    return float(stats.binomtest(int((nonzero > 0).sum()), int(nonzero.size), 0.5).pvalue)
+
+
+def compare_variants(
+    medians: pd.DataFrame,
+    metric: str,
+    *,
+    confidence: float = 0.95,
+    higher_is_better: bool | None = None,
+) -> pd.DataFrame:
+    """One row per pair of levels of each qualitative factor (the other factors' levels fixed,
+    named in ``with``), comparing ``metric``'s per-point medians (:func:`point_medians`) of
+    level ``b`` against level ``a``. ``verdict`` says which is higher where the adjusted p-value
+    is below 1 − ``confidence``, and whether that is better when ``higher_is_better`` says."""
+    levels = [lv for lv in medians.attrs.get("levels", []) if lv in medians.columns]
+    rows: list[dict[str, Any]] = []
+    for factor in levels:
+        others = [lv for lv in levels if lv != factor]
+        groups = medians.groupby(others, sort=False) if others else [((), medians)]
+        for held, group in groups:
+            held = held if isinstance(held, tuple) else (held,)
+            with_text = ", ".join(f"{o}={v}" for o, v in zip(others, held, strict=True))
+            order = list(dict.fromkeys(group[factor]))
+            by_level = {
+                level: group[group[factor] == level].set_index(["design", "point"])[metric]
+                for level in order
+            }
+            for a, b in itertools.combinations(order, 2):
+                rows.append(
+                    _compare(by_level[a], by_level[b], confidence)
+                    | {"factor": factor, "a": a, "b": b, "with": with_text}
+                )
+    if not rows:
+        return pd.DataFrame(columns=COLUMNS)
+    out = pd.DataFrame(rows)
+    tested = out["p_value"].notna()
+    out["p_adjusted"] = np.nan
+    if tested.any():
+        out.loc[tested, "p_adjusted"] = stats.false_discovery_control(
+            out.loc[tested, "p_value"].to_numpy(), method="bh"
+        )
+    out["verdict"] = [_verdict(row, 1 - confidence, higher_is_better) for row in out.itertuples()]
+    return out[COLUMNS]
+
+
+def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
+    both = pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
+    d = (both["b"] - both["a"]).to_numpy(dtype=float)
+    if d.size == 0:
+        return {"points": 0} | dict.fromkeys(COLUMNS[5:12], float("nan"))
+    low, high = median_interval(d, confidence)
+    return {
+        "points": int(d.size),
+        "median_a": float(both["a"].median()),
+        "median_b": float(both["b"].median()),
+        "median_difference": float(np.median(d)),
+        "ci_low": low,
+        "ci_high": high,
+        "b_higher_share": float((d > 0).mean()),
+        "p_value": _sign_test_p(d),
+    }
+
+
+def _verdict(row: Any, alpha: float, higher_is_better: bool | None) -> str:
+    if row.points == 0:
+        return "no common points"
+    if not np.isfinite(row.ci_low):
+        return "too few points for an interval"
+    if not row.p_adjusted < alpha:
+        return "no difference shown"
+    # The sign of the effect: the median difference, or where it is 0 the majority of points.
+    higher = row.median_difference > 0 or (row.median_difference == 0 and row.b_higher_share > 0.5)
+    text = f"{row.b} {'higher' if higher else 'lower'}"
+    if higher_is_better is not None:
+        text += " (better)" if higher == higher_is_better else " (worse)"
+    return text

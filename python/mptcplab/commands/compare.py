@@ -1,0 +1,94 @@
+"""``mptcplab compare STORE_OR_CAMPAIGN``: is one level of a qualitative factor better than
+another? Each pair of levels compared point by point, as in the report, in the terminal."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import typer
+
+from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
+from mptcplab.errors import UserError
+
+
+def _number(value: float) -> str:
+    if not math.isfinite(value):
+        return "–"
+    return f"{value:.3g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
+
+
+def _p(value: float) -> str:
+    if not math.isfinite(value):
+        return "–"
+    return "< 0.001" if value < 1e-3 else f"{value:.3f}"
+
+
+def compare_command(
+    target: StoreOrCampaign,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="A metric to compare (repeatable; default: the campaign's metrics).",
+        ),
+    ] = None,
+) -> None:
+    """Compare the levels of each qualitative factor point by point.
+
+    For each metric and each pair of levels of a factor (the other factors' levels held fixed):
+    the median of the per-point differences b − a with its distribution-free 95 % interval, the
+    share of points where b is higher, and the sign test's p-value, adjusted by
+    Benjamini–Hochberg over the metric's comparisons.
+    """
+    from mptcplab.analysis.metrics import all_metric_names, is_metric_name
+    from mptcplab.analysis.report import variant_comparisons
+
+    for name in metric or []:
+        if not is_metric_name(name):
+            raise UserError(
+                f"unknown metric '{name}'; `mptcplab metrics` lists them "
+                f"({', '.join(all_metric_names()[:6])}, ...)",
+                field="--metric",
+            )
+    store = resolve_store(target)
+    console = command_console()
+    for name, compared in variant_comparisons(store, metric).items():
+        if compared.empty:
+            console.print(f"{name}: the campaign has no qualitative factor to compare")
+            continue
+        table = report_table(f"{name}: b against a, point by point")
+        # "with" names the other factors' levels: empty with one qualitative factor.
+        held = bool(compared["with"].astype(bool).any())
+        for column in ("factor", "with", "a", "b", "points", "median a", "median b"):
+            if column != "with" or held:
+                table.add_column(column)
+        table.add_column("b − a (95 % interval)")
+        for column in ("b higher", "p adj.", "verdict"):
+            table.add_column(column)
+        for row in compared.to_dict("records"):
+            interval = (
+                f"{_number(row['median_difference'])} "
+                f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
+            )
+            share = row["b_higher_share"]
+            table.add_row(
+                row["factor"],
+                *([row["with"]] if held else []),
+                str(row["a"]),
+                str(row["b"]),
+                str(row["points"]),
+                _number(row["median_a"]),
+                _number(row["median_b"]),
+                interval,
+                f"{share:.0%}" if math.isfinite(share) else "–",
+                _p(row["p_adjusted"]),
+                row["verdict"],
+            )
+        console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare_command)

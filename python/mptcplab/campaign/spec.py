@@ -535,8 +535,8 @@ def parse(text: str, path: Path, overrides: Sequence[Override] = ()) -> Campaign
         raise UserError(
             "this is a scenario file, not a campaign: it has "
             f"{written_keys(data, SCENARIO_KEYS)}, but no [scenario] or [design]; run it with "
-            f"mptcplab sim {path} or mptcplab emu {path}; a campaign names a scenario template "
-            "in its [scenario] table",
+            f"mptcplab sim {path} or mptcplab emu {path}, or name it in a campaign's [scenario] "
+            'table (file = "...") to run it over a design',
             file=str(path),
         )
     overrides = tuple(overrides)
@@ -569,51 +569,10 @@ class _Checker:
         return UserError(message, **_where(self.path, self.text, self.overrides, loc))
 
     def campaign(self) -> Campaign:
-        from mptcplab.scenario import templates
 
         self.check_backend()
         self.check_metrics()
-        name = self.spec.scenario.template
-        template: Callable[..., Any]
-        if self.spec.scenario.file is not None:
-            if name is not None:
-                raise self.fail(
-                    "give either `template` or `file` (a scenario file), not both",
-                    "scenario",
-                    "file",
-                )
-            template = self.scenario_file = self.load_scenario_file(self.spec.scenario.file)
-            # One spelling per field (`links[0].loss`, not also `links[wifi].loss`), so that a
-            # field set twice is caught.
-            self.fixed_written = {self.resolve(key, "scenario", key): key for key in self.fixed}
-            self.fixed = {resolved: self.fixed[key] for resolved, key in self.fixed_written.items()}
-        elif name is None:
-            extras = {"scenario": self.spec.scenario.model_extra or {}}
-            for wanted in ("template", "file"):
-                written = _misspelt(extras, ("scenario", wanted))
-                if written is not None:
-                    where = _where(
-                        self.path,
-                        self.text,
-                        self.overrides,
-                        ("scenario", wanted),
-                        ("scenario", written),
-                    )
-                    raise UserError(f"missing key '{wanted}'; is '{written}' meant?", **where)
-            raise self.fail(
-                "missing key 'template' (a scenario template) or 'file' (a scenario file)",
-                "scenario",
-            )
-        elif name not in templates.TEMPLATES:
-            known = sorted(templates.TEMPLATES)
-            raise self.fail(
-                f"unknown template '{name}'" + _suggest(name, known), "scenario", "template"
-            )
-        else:
-            template = templates.TEMPLATES[name]
-            self.accepted = list(templates.parameters(name))
-            for key in self.fixed:
-                self.check_param(key, "scenario", key)
+        template = self.scenario_source()
         quantitative: list[Factor] = []
         targets: dict[str, Target] = {}
         qualitative: list[QualitativeFactor] = []
@@ -642,6 +601,52 @@ class _Checker:
             fixed_written=self.fixed_written,
             scenario_text=None if self.scenario_file is None else self.scenario_file.text,
         )
+
+    def scenario_source(self) -> Callable[..., Any]:
+        """The template, or the scenario file, that gives each run's scenario; the fixed keys
+        of [scenario] checked against it."""
+        from mptcplab.scenario import templates
+
+        name = self.spec.scenario.template
+        if self.spec.scenario.file is not None:
+            if name is not None:
+                raise self.fail(
+                    "give either `template` or `file` (a scenario file), not both",
+                    "scenario",
+                    "file",
+                )
+            self.scenario_file = self.load_scenario_file(self.spec.scenario.file)
+            # One spelling per field (`links[0].loss`, not also `links[wifi].loss`), so that a
+            # field set twice is caught.
+            self.fixed_written = {self.resolve(key, "scenario", key): key for key in self.fixed}
+            self.fixed = {resolved: self.fixed[key] for resolved, key in self.fixed_written.items()}
+            return self.scenario_file
+        if name is None:
+            extras = {"scenario": self.spec.scenario.model_extra or {}}
+            for wanted in ("template", "file"):
+                written = _misspelt(extras, ("scenario", wanted))
+                if written is not None:
+                    where = _where(
+                        self.path,
+                        self.text,
+                        self.overrides,
+                        ("scenario", wanted),
+                        ("scenario", written),
+                    )
+                    raise UserError(f"missing key '{wanted}'; is '{written}' meant?", **where)
+            raise self.fail(
+                "missing key 'template' (a scenario template) or 'file' (a scenario file)",
+                "scenario",
+            )
+        if name not in templates.TEMPLATES:
+            known = sorted(templates.TEMPLATES)
+            raise self.fail(
+                f"unknown template '{name}'" + _suggest(name, known), "scenario", "template"
+            )
+        self.accepted = list(templates.parameters(name))
+        for key in self.fixed:
+            self.check_param(key, "scenario", key)
+        return templates.TEMPLATES[name]
 
     def load_scenario_file(self, raw: str) -> ScenarioFile:
         """The campaign's scenario file, relative to the campaign file's folder. A problem in

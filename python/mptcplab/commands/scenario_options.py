@@ -59,7 +59,7 @@ FieldOption = Annotated[
     typer.Option(
         "--set",
         metavar="PATH=VALUE",
-        help="Set a field of the scenario for this run, e.g. --set links[wifi].loss=0.01 "
+        help="Set a field of the scenario for this run, e.g. --set links\\[wifi].loss=0.01 "
         "--set flows[0].cc=olia (repeatable; an element of links or flows by position or id; "
         "VALUE is read as TOML, a bare word as text).",
     ),

@@ -34,3 +34,21 @@ def run_cli() -> CliRunner:
         )
 
     return run
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Run ``mptcplab ARGS`` in this process; return (exit code, stdout, stderr)."""
+    from mptcplab import cli as cli_module
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["mptcplab", *args])
+        code = 0
+        try:
+            cli_module.main()
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

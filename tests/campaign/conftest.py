@@ -1,9 +1,8 @@
 """Fixtures of the campaign tests: small campaign files that run real simulations in well
-under a second, and the CLI called in-process."""
+under a second (the CLI called in-process, `cli`, is shared: tests/conftest.py)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,24 +25,6 @@ def write_campaign(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """Run ``mptcplab ARGS`` in this process; return (exit code, stdout, stderr)."""
-    from mptcplab import cli as cli_module
-
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["mptcplab", *args])
-        code = 0
-        try:
-            cli_module.main()
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -167,3 +167,16 @@ def test_points_where_mptcp_loses_are_counted_in_nornets_classes() -> None:
     header = ["variant", "points", "MPTCP < 97.5 % of TCP", "of which ≥ 80 %", "50–80 %", "< 50 %"]
     assert [unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)] == header
     assert re.findall(r"<td>(.*?)</td>", table) == ["a", "6", "4", "2", "1", "1"]
+
+
+def test_the_report_says_how_far_it_is_and_is_the_same(analysis_store, report_html) -> None:
+    from mptcplab.analysis.report import build_report
+
+    heard: list[tuple[str, int, int]] = []
+    html = build_report(analysis_store, progress=lambda *a: heard.append(a))
+    assert html == report_html
+    titles = [title for title, _, _ in heard]
+    assert titles[0] == "Campaign" and titles[-1] == "writing"
+    assert "goodput_mbps" in titles and "Critical configurations" in titles
+    assert [done for _, done, _ in heard] == list(range(len(heard)))
+    assert {total for _, _, total in heard} == {len(heard) - 1}

@@ -17,7 +17,7 @@ import contextlib
 import html
 import math
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -483,8 +483,13 @@ def _document(title: str, sections: Iterable[tuple[str, str, str]], header: str)
     )
 
 
-def build_report(store_path: str | Path) -> str:
-    """The HTML text of the report of the campaign stored at ``store_path``."""
+ReportProgress = Callable[[str, int, int], None]
+"""Called as ``progress(section title, sections done, sections in all)`` before each section."""
+
+
+def build_report(store_path: str | Path, *, progress: ReportProgress | None = None) -> str:
+    """The HTML text of the report of the campaign stored at ``store_path``; ``progress``, when
+    given, hears of each section as it is built (the plots of a large campaign take a while)."""
     with Store(store_path) as store:
         stored = store.campaign_text()
         if stored is None:
@@ -506,36 +511,54 @@ def build_report(store_path: str | Path) -> str:
             + f'<p class="note">store <code>{_esc(store_path)}</code> · campaign file '
             f"<code>{_esc(campaign.path)}</code></p>" + _status_badges(store.counts(), references)
         )
-        sections: list[tuple[str, str, str]] = [
-            ("campaign", "Campaign", f'<pre class="toml">{_esc(campaign.text)}</pre>'),
+        # (id, title, builder): a builder returns the section's HTML, or None when the campaign
+        # has nothing for it.
+        builders: list[tuple[str, str, Callable[[], str | None]]] = [
+            ("campaign", "Campaign", lambda: f'<pre class="toml">{_esc(campaign.text)}</pre>'),
         ]
         if campaign.published or campaign.unreadable:
-            sections.append(
-                ("published", "Published results beside ours", _published_section(runs, campaign))
+            builders.append(
+                (
+                    "published",
+                    "Published results beside ours",
+                    lambda: _published_section(runs, campaign),
+                )
             )
-        sections.append(("design", "Design quality", _design_section(store)))
+        builders.append(("design", "Design quality", lambda: _design_section(store)))
         for metric in metrics:
-            section = _metric_section(medians, metric, campaign, variants)
-            sections.append((f"metric-{_slug(metric)}", metric, section))
-        latency = _latency_section(store, runs)
-        if latency is not None:
-            sections.append(("latency", "Application latency", latency))
-        windows = _windows_section(store, runs, variants)
-        if windows is not None:
-            sections.append(("windows", "Congestion windows over time", windows))
-        sections.append(
-            ("critical", "Critical configurations", _critical_section(medians, metrics))
-        )
-        compared = _backends_section(runs, store)
-        if compared is not None:
-            sections.append(("backends", "Backends compared", compared))
-        sensitivity = _sensitivity_section(medians, metrics)
-        if sensitivity is not None:
-            sections.append(("sensitivity", "Sensitivity to the design", sensitivity))
-        failures = _failures_section(runs)
-        if failures is not None:
-            sections.append(("failures", "Failed runs", failures))
-        sections.append(("provenance", "Provenance", _provenance_section(store)))
+            builders.append(
+                (
+                    f"metric-{_slug(metric)}",
+                    metric,
+                    lambda metric=metric: _metric_section(medians, metric, campaign, variants),
+                )
+            )
+        builders += [
+            ("latency", "Application latency", lambda: _latency_section(store, runs)),
+            (
+                "windows",
+                "Congestion windows over time",
+                lambda: _windows_section(store, runs, variants),
+            ),
+            ("critical", "Critical configurations", lambda: _critical_section(medians, metrics)),
+            ("backends", "Backends compared", lambda: _backends_section(runs, store)),
+            (
+                "sensitivity",
+                "Sensitivity to the design",
+                lambda: _sensitivity_section(medians, metrics),
+            ),
+            ("failures", "Failed runs", lambda: _failures_section(runs)),
+            ("provenance", "Provenance", lambda: _provenance_section(store)),
+        ]
+        sections: list[tuple[str, str, str]] = []
+        for done, (anchor, title, build) in enumerate(builders):
+            if progress is not None:
+                progress(title, done, len(builders))
+            html_text = build()
+            if html_text is not None:
+                sections.append((anchor, title, html_text))
+        if progress is not None:
+            progress("writing", len(builders), len(builders))
     return _document(f"{campaign.name} — mptcplab report", sections, header)
 
 
@@ -571,9 +594,11 @@ def published_comparison(store_path: str | Path) -> pd.DataFrame | None:
         return compare_published(to_pandas(store), campaign.published)
 
 
-def write_report(store_path: str | Path, out: str | Path) -> Path:
+def write_report(
+    store_path: str | Path, out: str | Path, *, progress: ReportProgress | None = None
+) -> Path:
     out = Path(out)
-    text = build_report(store_path)
+    text = build_report(store_path, progress=progress)
     with writing(out, "the report"):
         out.write_text(text, encoding="utf-8")
     return out

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from mptcplab.commands.console import command_console
+from mptcplab.commands.console import command_console, run_progress
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 
@@ -30,7 +30,17 @@ def report_command(
     from mptcplab.analysis.report import write_report
 
     store = resolve_store(target)
-    out = write_report(store, output if output is not None else store.parent / "report.html")
+    with run_progress(command_console(stderr=True)) as bar:
+        task = bar.add_task("reading the store", total=None, clock="")
+
+        def progress(section: str, done: int, total: int) -> None:
+            bar.update(task, description=section, completed=done, total=total, clock="")
+
+        out = write_report(
+            store,
+            output if output is not None else store.parent / "report.html",
+            progress=progress,
+        )
     print_published(store)
     command_console(stderr=True).print(f"wrote {out}")
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from rich import get_console
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -152,6 +153,19 @@ def _progress(console: Console | None, enabled: bool) -> Progress:
     )
 
 
+def _planning(console: Console | None, enabled: bool) -> Progress:
+    """Elapsed time while the plan is built; on a terminal only, gone once the runs start."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=None),
+        TextColumn("elapsed"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not enabled or not (console or get_console()).is_terminal,
+        transient=True,
+    )
+
+
 def run_campaign(
     campaign: Campaign,
     *,
@@ -165,7 +179,12 @@ def run_campaign(
     """Execute every run of ``campaign`` that its store does not hold yet."""
     check_executor(executor, address=address)
     backends = backends_of(campaign)
-    plan = build_plan(campaign, versions={name: version for name, (_, version) in backends.items()})
+    # Planning generates the designs: minutes for a WSP design of thousands of points.
+    with _planning(console, progress) as planning:
+        planning.add_task(f"{campaign.name}: planning the runs", total=None)
+        plan = build_plan(
+            campaign, versions={name: version for name, (_, version) in backends.items()}
+        )
     names = "+".join(backends)
     version = " + ".join(version for _, version in backends.values())
     store_path = output if output is not None else campaign.output

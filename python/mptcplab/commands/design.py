@@ -6,8 +6,10 @@ mptcplab design --kind wsp --dims 6 --points 200 -o design.csv   # a unit-cube d
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,7 +19,7 @@ import typer
 from rich.table import Table
 
 from mptcplab.commands.campaign_file import SetOption, load_campaign
-from mptcplab.commands.console import command_console
+from mptcplab.commands.console import command_console, run_progress
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
@@ -133,7 +135,8 @@ def design_command(
                 f"--design < {campaign.spec.design.designs}",
                 field="--design",
             )
-        design = design_points(campaign, design_index)
+        with _stage(f"generating design {design_index} ({campaign.spec.design.kind})"):
+            design = design_points(campaign, design_index)
         unit = design.unit_points
         frame = pd.DataFrame(design.values)
         frame.insert(0, "point", range(len(frame)))
@@ -156,7 +159,8 @@ def design_command(
             # The library names the argument n; on the command line it is --points.
             raise UserError(f"a {kind} design needs its number of points", field="--points")
         try:
-            unit = generate(kind, dims, points, rng=seed, **_parse_options(option or []))
+            with _stage(f"generating a {kind} design"):
+                unit = generate(kind, dims, points, rng=seed, **_parse_options(option or []))
         except ValueError as exc:
             raise UserError(str(exc)) from None
         frame = pd.DataFrame(unit, columns=[f"x{j}" for j in range(unit.shape[1])])
@@ -165,11 +169,22 @@ def design_command(
     if show:
         console.print(_frame_table(shown, show))
     if unit.shape[1] >= 1:
-        console.print(quality_table(unit))
+        with _stage("measuring its quality"):
+            table = quality_table(unit)
+        console.print(table)
     if output is not None:
         with writing(output, "the design"):
             frame.to_csv(output, index=False)
         console.print(f"wrote {len(frame)} points to {output}")
+
+
+@contextlib.contextmanager
+def _stage(description: str) -> Iterator[None]:
+    """A bar with the elapsed time while a stage runs (a design of thousands of points takes
+    minutes to generate and to measure); on a terminal only, gone when the stage ends."""
+    with run_progress(command_console(stderr=True)) as bar:
+        bar.add_task(description, total=None, clock="")
+        yield
 
 
 def register(app: typer.Typer) -> None:

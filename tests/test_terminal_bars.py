@@ -1,0 +1,73 @@
+"""On a terminal, the commands that work for a while say what they are doing: the design being
+generated and measured, a campaign's planning, the report's progress. In a pipe or a log they
+print none of it (tests/campaign/test_campaign_runner.py checks the log side for `run`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mptcplab import sim
+
+ROOT = Path(__file__).resolve().parents[1]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _on_a_terminal(*args: str, cwd: Path) -> str:
+    """Run ``mptcplab ARGS`` with a pseudo-terminal as stdout and stderr; its output, escape
+    sequences removed."""
+    main, secondary = os.openpty()
+    env = dict(os.environ, COLUMNS="120", TERM="xterm")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mptcplab.cli", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=secondary,
+        stderr=secondary,
+        cwd=cwd,
+        env=env,
+    )
+    os.close(secondary)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([main], [], [], 120)
+        if not ready:
+            proc.kill()
+            raise AssertionError("no output for 120 s")
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # the other end closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(main)
+    assert proc.wait(timeout=60) == 0, b"".join(chunks).decode(errors="replace")
+    return ANSI.sub("", b"".join(chunks).decode(errors="replace").replace("\r", "\n"))
+
+
+def test_design_says_it_generates_then_measures() -> None:
+    out = _on_a_terminal("design", "--kind", "wsp", "-d", "3", "-n", "40", "--show", "0", cwd=ROOT)
+    assert "generating a wsp design" in out
+    assert "measuring its quality" in out
+    assert out.index("generating a wsp design") < out.index("measuring its quality")
+
+
+@pytest.mark.skipif(not sim.available(), reason="simulator extension not built")
+def test_a_campaign_says_it_plans_and_the_report_says_it_works(tmp_path: Path) -> None:
+    campaign = tmp_path / "c.toml"
+    campaign.write_text(
+        'name = "bars"\nseed = 1\n[design]\nkind = "lhs"\npoints = 3\n'
+        '[scenario]\ntemplate = "two_path"\nduration_s = 1.0\n'
+        '[factors.cc]\nlevels = ["lia", "olia"]\n'
+    )
+    out = _on_a_terminal("run", str(campaign), cwd=tmp_path)
+    assert "bars: planning the runs" in out and "2/2 done in results/bars" in out
+    # The bar redraws a few times a second: a small report is done before it names a section.
+    out = _on_a_terminal("report", str(campaign), cwd=tmp_path)
+    assert "reading the store" in out and "wrote results/bars/report.html" in out

@@ -84,7 +84,7 @@ fn run_reporting(scenario: &mpsim::Scenario, callback: &PyObject) -> PyResult<mp
             last_call = Instant::now();
         }
     }
-    Ok(sim.finish())
+    Ok(sim.run())
 }
 
 /// Validate a scenario given as JSON text without running it.

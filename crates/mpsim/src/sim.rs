@@ -206,9 +206,10 @@ impl<'s> Simulator<'s> {
         }
     }
 
-    /// Run to the end and report.
-    pub fn run(self) -> Report {
-        self.finish()
+    /// Run what is left up to the end (all of it, unless `run_until` ran a part), then report.
+    pub fn run(mut self) -> Report {
+        self.run_until(self.end);
+        self.report()
     }
 
     /// When the run ends.
@@ -254,12 +255,6 @@ impl<'s> Simulator<'s> {
                 Event::TraceSample => self.sample_traces(now),
             }
         }
-    }
-
-    /// Run what is left up to the end, then report.
-    pub fn finish(mut self) -> Report {
-        self.run_until(self.end);
-        self.report()
     }
 
     fn report(mut self) -> Report {

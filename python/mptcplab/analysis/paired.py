@@ -91,8 +91,7 @@ def compare_variants(
     for factor in levels:
         others = [lv for lv in levels if lv != factor]
         groups = medians.groupby(others, sort=False) if others else [((), medians)]
-        for held, group in groups:
-            held = held if isinstance(held, tuple) else (held,)
+        for held, group in groups:  # a list of keys gives tuples (pandas >= 2)
             with_text = ", ".join(f"{o}={v}" for o, v in zip(others, held, strict=True))
             order = list(dict.fromkeys(group[factor]))
             by_level = {

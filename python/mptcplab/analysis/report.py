@@ -130,6 +130,14 @@ class _Campaign:
         self.log_factors = [n for n, f in factors.items() if isinstance(f, dict) and f.get("log")]
 
 
+def _stored_campaign(store: Store, store_path: str | Path) -> _Campaign:
+    """The campaign file kept with the latest runner invocation of the store."""
+    stored = store.campaign_text()
+    if stored is None:
+        raise UserError("the store holds no campaign run yet", file=str(store_path))
+    return _Campaign(*stored)
+
+
 def _published_entries(raw: Any) -> tuple[list[PublishedSpec], int]:
     """The campaign's published figures; entries this version cannot read (a store written by
     another version) are counted, not shown."""
@@ -491,10 +499,7 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
     """The HTML text of the report of the campaign stored at ``store_path``; ``progress``, when
     given, hears of each section as it is built (the plots of a large campaign take a while)."""
     with Store(store_path) as store:
-        stored = store.campaign_text()
-        if stored is None:
-            raise UserError("the store holds no campaign run yet", file=str(store_path))
-        campaign = _Campaign(*stored)
+        campaign = _stored_campaign(store, store_path)
         # A stored plan always holds at least one run (one point, variant and replication).
         every_run = to_pandas(store, references=True)
         is_reference = every_run["role"] == "reference"
@@ -568,10 +573,7 @@ def variant_comparisons(
     """For each of ``metrics`` (default: the stored campaign's), its variants compared point by
     point (:func:`compare_variants`), as the report shows them."""
     with Store(store_path) as store:
-        stored = store.campaign_text()
-        if stored is None:
-            raise UserError("the store holds no campaign run yet", file=str(store_path))
-        campaign = _Campaign(*stored)
+        campaign = _stored_campaign(store, store_path)
         runs = to_pandas(store)
     chosen = list(metrics) if metrics else campaign.metrics or ["goodput_mbps"]
     medians = point_medians(runs, chosen)
@@ -585,10 +587,7 @@ def published_comparison(store_path: str | Path) -> pd.DataFrame | None:
     """The stored campaign's published figures beside its runs (:func:`compare_published`), or
     None when the campaign gives none."""
     with Store(store_path) as store:
-        stored = store.campaign_text()
-        if stored is None:
-            raise UserError("the store holds no campaign run yet", file=str(store_path))
-        campaign = _Campaign(*stored)
+        campaign = _stored_campaign(store, store_path)
         if not campaign.published:
             return None
         return compare_published(to_pandas(store), campaign.published)

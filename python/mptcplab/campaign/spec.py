@@ -204,11 +204,13 @@ class Campaign:
     template: Callable[..., Any] = field(repr=False)
     # Keys set when the campaign was loaded rather than written in its file (`--set`).
     overrides: tuple[Override, ...] = ()
-    # The scenario file behind `template` when the campaign names one instead of a template.
-    scenario_file: Path | None = None
-    # Its fixed keys as [scenario] writes them, by the path they resolve to.
+    # With a scenario file: its fixed keys as [scenario] writes them, by the resolved path.
     fixed_written: dict[str, str] = field(default_factory=dict)
-    scenario_text: str | None = field(default=None, repr=False)
+
+    @property
+    def scenario_file(self) -> Path | None:
+        """The scenario file the campaign names instead of a template, if it does."""
+        return self.template.path if isinstance(self.template, ScenarioFile) else None
 
     @property
     def scenario_source(self) -> str:
@@ -247,10 +249,10 @@ class Campaign:
         campaign names one, as comments too: the store and the report say what ran even after
         that file changes."""
         text = annotate(self.text, self.overrides)
-        if self.scenario_file is None or self.scenario_text is None:
+        if not isinstance(self.template, ScenarioFile):
             return text
-        commented = [f"# {line}".rstrip() for line in self.scenario_text.splitlines()]
-        header = f"# ---- scenario file {self.scenario_file} as the runs used it ----"
+        commented = [f"# {line}".rstrip() for line in self.template.text.splitlines()]
+        header = f"# ---- scenario file {self.template.path} as the runs used it ----"
         return text.rstrip("\n") + "\n\n" + "\n".join([header, *commented]) + "\n"
 
     def where(self, *loc: str | int) -> dict[str, Any]:
@@ -597,9 +599,7 @@ class _Checker:
             fixed=self.fixed,
             template=template,
             overrides=self.overrides,
-            scenario_file=None if self.scenario_file is None else self.scenario_file.path,
             fixed_written=self.fixed_written,
-            scenario_text=None if self.scenario_file is None else self.scenario_file.text,
         )
 
     def scenario_source(self) -> Callable[..., Any]:

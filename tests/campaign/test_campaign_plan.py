@@ -275,6 +275,35 @@ def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
             assert flow.get("tcp", {}).get("min_ssthresh_segments") == floor
 
 
+def test_the_scenario_b_campaign_runs_the_drafts_four_columns_at_the_cut_set_share() -> None:
+    campaign = load(CAMPAIGNS / "reproduce-khalili-b.toml")
+    plan = build_plan(campaign, **BACKEND)
+    # Red single-path or multipath × LIA or OLIA, 5 replications (the draft's 5 measurements).
+    assert len(plan.unique_runs()) == 4 * 5
+    assert {(t.row.variant["red"], t.row.variant["cc"]) for t in plan.tasks} == {
+        (red, cc) for red in ("single-path", "multipath") for cc in ("lia", "olia")
+    }
+    # The cut X + T = 27 + 36 Mbit/s over 15 Blue and 15 Red users.
+    assert {(e.metric, e.value) for e in campaign.spec.published} == {
+        ("fair_share_mbps.blue", 63 / 30),
+        ("fair_share_mbps.red", 63 / 30),
+    }
+    for task in plan.tasks:
+        caps = {link["id"]: link["capacity_mbps"] for link in task.scenario["links"]}
+        assert caps == {"X": 27.0, "Y": 100.0, "Z": 100.0, "T": 36.0}
+        flows = {flow["id"]: flow for flow in task.scenario["flows"]}
+        assert flows["blue"]["count"] == flows["red"]["count"] == 15
+        red_paths = len(flows["red"]["paths"])
+        assert red_paths == (2 if task.row.variant["red"] == "multipath" else 1)
+        delays = {link["id"]: link["delay_ms"] for link in task.scenario["links"]}
+        for flow in flows.values():
+            for path in flow["paths"]:
+                assert 2 * sum(delays[hop] for hop in path) == pytest.approx(110.0)
+            if flow["protocol"] == "mptcp":
+                floor = 1 if flow["cc"] == "olia" else None
+                assert flow.get("tcp", {}).get("min_ssthresh_segments") == floor
+
+
 # draft-walid-mptcp-congestion-control-04 §5.1 Table 1 as spec §2.6 transcribes it: aggregate
 # throughput of each group (Mbit/s), by (population, column): (type-1, type-2).
 BALIA_TABLE = {

@@ -125,3 +125,46 @@ def test_receive_buffer_sweep_over_wifi_and_3g() -> None:
             f"{kib} KiB: MPTCP with M1+M2 {both_g:.3f} vs TCP/WiFi {tcp_g:.3f}"
         )
     assert rows[-1][3] > rows[-1][1], "with a large buffer MPTCP must beat TCP over WiFi"
+
+
+def _scenario_b(red_multipath: bool, seed: int) -> tuple[dict[str, float], float, float]:
+    """Per-class mean goodput, Red's goodput over X (its second path) in all, and the mean RTT."""
+    report = sim.run(
+        make("multihomed_isp", red_multipath=red_multipath, rtt_ms=PROPAGATION_RTT_MS, seed=seed)
+    )
+    per_class = {
+        cls: statistics.mean(f.goodput_mbps for f in report.flows if f.id.startswith(f"{cls}#"))
+        for cls in ("blue", "red")
+    }
+    red_over_x = sum(
+        s.goodput_mbps
+        for f in report.flows
+        if f.id.startswith("red#")
+        for s in f.subflows
+        if "X" in s.path
+    )
+    rtt = statistics.mean(s.mean_srtt_ms for f in report.flows for s in f.subflows)
+    return per_class, red_over_x, rtt
+
+
+def test_scenario_b_red_users_going_multipath_costs_every_user_with_lia() -> None:
+    """draft-khalili-mptcp-performance-issues-06 §4, Scenario B ("MPTCP penalises other MPTCP
+    users"): with LIA, when the Red users also run MPTCP both Blue and Red users get less than
+    when Red stays single-path, LIA not being Pareto-optimal. Independent of the draft's
+    figures: X and T (27 + 36 Mbit/s) are a cut every user crosses and a Red subflow over X
+    crosses both, so all users' goodput plus that subflow's fits in the cut's payload rate."""
+    cut_payload = (27.0 + 36.0) * 1448 / 1500
+    for seed in (1, 2):
+        single, none_over_x, rtt_single = _scenario_b(False, seed)
+        multi, red_over_x, rtt_multi = _scenario_b(True, seed)
+        print(f"\nScenario B, LIA, seed {seed}: Red single-path {single}, multipath {multi}")
+        assert none_over_x == 0.0
+        for rtt in (rtt_single, rtt_multi):
+            assert 130 <= rtt <= 175, f"mean RTT {rtt:.0f} ms, not ≈150"
+        for cls in ("blue", "red"):
+            assert multi[cls] < single[cls], f"seed {seed}: {cls} gained when Red went multipath"
+        for per_class, over_x in ((single, 0.0), (multi, red_over_x)):
+            total = 15 * (per_class["blue"] + per_class["red"])
+            assert total + over_x <= cut_payload * 1.001, f"{total:.2f} + {over_x:.2f} Mbit/s"
+        # The waste is what the Red subflows over X carry, a sizeable part of the cut.
+        assert red_over_x > 0.05 * cut_payload

@@ -16,7 +16,10 @@
 - ``latency``: :func:`block_latencies`, every application block's latency pooled per variant,
   and :func:`latency_table` (NSDI 2012 Fig. 7's distribution);
 - ``paired``: :func:`compare_variants`, each pair of levels of a qualitative factor compared
-  point by point (median difference with its interval, sign test);
+  point by point (median difference with its interval, sign test); two that share one point
+  only, over their replications there;
+- ``rank_sum``: :func:`compare_samples`, two samples compared by the rank-sum test with the
+  Hodges–Lehmann shift and its interval;
 - ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
   of it;
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
@@ -36,6 +39,7 @@ _EXPORTS = {
     "log_gain": "mptcplab.analysis.metrics",
     "run_metrics": "mptcplab.analysis.metrics",
     "fair_share": "mptcplab.analysis.fairshare",
+    "compare_samples": "mptcplab.analysis.rank_sum",
     "heat_grid": "mptcplab.analysis.heatmap",
     "block_latencies": "mptcplab.analysis.latency",
     "latency_table": "mptcplab.analysis.latency",

@@ -19,8 +19,12 @@ variants have a median:
 - the p-values of one metric's comparisons adjusted together by Benjamini–Hochberg (they are
   many when the factors are).
 
-Medians over replications are compared, as everywhere in the report; a point's replications
-are not a sample of its own here.
+Medians over replications are compared, as everywhere in the report, with one exception: two
+variants that share a single point (a reproduction's settings, where the factors are all
+qualitative) have nothing to pair. Given the runs, their replications at that point are then
+compared as two independent samples (:mod:`mptcplab.analysis.rank_sum`: the rank-sum test, the
+Hodges–Lehmann shift and its interval; ``basis`` says which). Replications of the two variants
+share seeds; when that makes them alike, the rank-sum test only becomes more cautious.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from mptcplab.analysis.rank_sum import compare_samples
+
 __all__ = ["compare_variants", "median_interval"]
 
 COLUMNS = [
@@ -41,6 +47,7 @@ COLUMNS = [
     "b",
     "with",
     "points",
+    "basis",
     "median_a",
     "median_b",
     "median_difference",
@@ -81,11 +88,14 @@ def compare_variants(
     *,
     confidence: float = 0.95,
     higher_is_better: bool | None = None,
+    runs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per pair of levels of each qualitative factor (the other factors' levels fixed,
     named in ``with``), comparing ``metric``'s per-point medians (:func:`point_medians`) of
     level ``b`` against level ``a``. ``verdict`` says which is higher where the adjusted p-value
-    is below 1 − ``confidence``, and whether that is better when ``higher_is_better`` says."""
+    is below 1 − ``confidence``, and whether that is better when ``higher_is_better`` says.
+    With ``runs`` (the table :func:`point_medians` took), a pair that shares one point only is
+    compared over its replications there."""
     levels = [lv for lv in medians.attrs.get("levels", []) if lv in medians.columns]
     rows: list[dict[str, Any]] = []
     for factor in levels:
@@ -99,10 +109,15 @@ def compare_variants(
                 for level in order
             }
             for a, b in itertools.combinations(order, 2):
-                rows.append(
-                    _compare(by_level[a], by_level[b], confidence)
-                    | {"factor": factor, "a": a, "b": b, "with": with_text}
-                )
+                compared = _compare(by_level[a], by_level[b], confidence)
+                if runs is not None and compared["points"] == 1:
+                    held_levels = dict(zip(others, held, strict=True))
+                    samples = [
+                        _replications(runs, metric, by_level[a], factor, level, held_levels)
+                        for level in (a, b)
+                    ]
+                    compared = _compare_replications(compared, *samples, confidence)
+                rows.append(compared | {"factor": factor, "a": a, "b": b, "with": with_text})
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
     out = pd.DataFrame(rows)
@@ -120,10 +135,11 @@ def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
     both = pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
     d = (both["b"] - both["a"]).to_numpy(dtype=float)
     if d.size == 0:
-        return {"points": 0} | dict.fromkeys(COLUMNS[5:12], float("nan"))
+        return {"points": 0, "basis": "points"} | dict.fromkeys(COLUMNS[6:13], float("nan"))
     low, high = median_interval(d, confidence)
     return {
         "points": int(d.size),
+        "basis": "points",
         "median_a": float(both["a"].median()),
         "median_b": float(both["b"].median()),
         "median_difference": float(np.median(d)),
@@ -134,11 +150,48 @@ def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
     }
 
 
+def _replications(
+    runs: pd.DataFrame,
+    metric: str,
+    medians_of_a: pd.Series,
+    factor: str,
+    level: Any,
+    held: dict[str, Any],
+) -> np.ndarray:
+    """``metric`` in each finished replication of ``level`` (the other factors at ``held``) at
+    the one point the compared pair shares."""
+    design, point = medians_of_a.dropna().index[0]
+    done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
+    chosen = (done["design"] == design) & (done["point"] == point) & (done[factor] == level)
+    for name, value in held.items():
+        chosen &= done[name] == value
+    if metric not in done.columns:
+        return np.array([])
+    return done.loc[chosen, metric].dropna().to_numpy(dtype=float)
+
+
+def _compare_replications(
+    paired: dict[str, Any], a: np.ndarray, b: np.ndarray, confidence: float
+) -> dict[str, Any]:
+    """The pair's one point compared over its replications; as it was when either has none."""
+    if a.size == 0 or b.size == 0:
+        return paired
+    result = compare_samples(a, b, confidence)
+    return paired | {
+        "basis": f"{a.size} + {b.size} runs",
+        "median_difference": result.shift,
+        "ci_low": result.low,
+        "ci_high": result.high,
+        "b_higher_share": result.b_higher_share,
+        "p_value": result.p_value,
+    }
+
+
 def _verdict(row: Any, alpha: float, higher_is_better: bool | None) -> str:
     if row.points == 0:
         return "no common points"
     if not np.isfinite(row.ci_low):
-        return "too few points for an interval"
+        return "too few points" if row.basis == "points" else "too few runs"
     if not row.p_adjusted < alpha:
         return "no difference shown"
     # The sign of the effect: the median difference, or where it is 0 the majority of points.

@@ -260,7 +260,11 @@ def _design_section(store: Store) -> str:
 
 
 def _metric_section(
-    medians: pd.DataFrame, metric: str, campaign: _Campaign, variants: Sequence[str]
+    runs: pd.DataFrame,
+    medians: pd.DataFrame,
+    metric: str,
+    campaign: _Campaign,
+    variants: Sequence[str],
 ) -> str:
     info = metric_info(metric)
     parts = [f'<h2 id="metric-{_slug(metric)}">{_esc(metric)}</h2>']
@@ -284,7 +288,7 @@ def _metric_section(
         if medians[level].nunique() > 1 and len(medians.attrs.get("levels", [])) > 1:
             parts.append(f"<h3>… by {_esc(level)}</h3>")
             parts.append(_table(percentile_table(medians, metric, by=level)))
-    compared = compare_variants(medians, metric, higher_is_better=info.higher_is_better)
+    compared = compare_variants(medians, metric, higher_is_better=info.higher_is_better, runs=runs)
     if not compared.empty:
         parts.append("<h3>Variants compared point by point</h3>")
         parts.append(
@@ -296,7 +300,11 @@ def _metric_section(
             "where b is higher; <em>p</em> the two-sided sign test (the interval excludes 0 "
             "where it is below 0.05), <em>p adjusted</em> the same after Benjamini–Hochberg over "
             "this table's rows. The verdict names a difference where the adjusted p is below "
-            "0.05.</p>"
+            "0.05. Where two variants share a single point (<em>basis</em> counts runs, not "
+            "points), there is nothing to pair: their replications there are compared as two "
+            "samples, by the rank-sum test, the Hodges–Lehmann shift (the median of the "
+            "differences of all pairs of runs) and its interval; <em>b higher share</em> is then "
+            "the share of those pairs where b is higher.</p>"
         )
         shown = compared.rename(columns=lambda c: c.replace("_", " "))
         parts.append(_table(shown))
@@ -535,7 +543,9 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
                 (
                     f"metric-{_slug(metric)}",
                     metric,
-                    lambda metric=metric: _metric_section(medians, metric, campaign, variants),
+                    lambda metric=metric: _metric_section(
+                        runs, medians, metric, campaign, variants
+                    ),
                 )
             )
         builders += [
@@ -578,7 +588,7 @@ def variant_comparisons(
     chosen = list(metrics) if metrics else campaign.metrics or ["goodput_mbps"]
     medians = point_medians(runs, chosen)
     return {
-        m: compare_variants(medians, m, higher_is_better=metric_info(m).higher_is_better)
+        m: compare_variants(medians, m, higher_is_better=metric_info(m).higher_is_better, runs=runs)
         for m in chosen
     }
 

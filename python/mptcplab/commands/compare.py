@@ -41,7 +41,9 @@ def compare_command(
     For each metric and each pair of levels of a factor (the other factors' levels held fixed):
     the median of the per-point differences b − a with its distribution-free 95 % interval, the
     share of points where b is higher, and the sign test's p-value, adjusted by
-    Benjamini–Hochberg over the metric's comparisons.
+    Benjamini–Hochberg over the metric's comparisons. Two variants that share a single point
+    (a reproduction's settings) are compared over their replications there instead: the
+    rank-sum test and the Hodges–Lehmann shift (`over` counts runs, not points).
     """
     from mptcplab.analysis.metrics import all_metric_names, is_metric_name
     from mptcplab.analysis.report import variant_comparisons
@@ -59,30 +61,28 @@ def compare_command(
         if compared.empty:
             console.print(f"{name}: the campaign has no qualitative factor to compare")
             continue
-        table = report_table(f"{name}: b against a, point by point")
-        # "with" names the other factors' levels: empty with one qualitative factor.
-        held = bool(compared["with"].astype(bool).any())
-        for column in ("factor", "with", "a", "b", "points", "median a", "median b"):
-            if column != "with" or held:
-                table.add_column(column)
-        table.add_column("b − a (95 % interval)")
-        for column in ("b higher", "p adj.", "verdict"):
-            table.add_column(column)
+        table = report_table(f"{name}: b against a")
+        table.add_column("b vs a")
+        table.add_column("over", no_wrap=True)
+        table.add_column("median a → b", no_wrap=True)
+        table.add_column("b − a [95 % interval]")
+        table.add_column("b higher", justify="right", no_wrap=True)
+        table.add_column("p adj.", justify="right", no_wrap=True)
+        table.add_column("verdict")
         for row in compared.to_dict("records"):
-            interval = (
-                f"{_number(row['median_difference'])} "
-                f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
-            )
+            # The factor and its levels, then the other factors' levels held (none with one
+            # qualitative factor).
+            pair = f"{row['factor']}: {row['b']} vs {row['a']}"
+            if row["with"]:
+                pair += f"\n  with {row['with']}"
+            over = row["basis"] if row["basis"] != "points" else f"{row['points']} points"
             share = row["b_higher_share"]
             table.add_row(
-                row["factor"],
-                *([row["with"]] if held else []),
-                str(row["a"]),
-                str(row["b"]),
-                str(row["points"]),
-                _number(row["median_a"]),
-                _number(row["median_b"]),
-                interval,
+                pair,
+                over,
+                f"{_number(row['median_a'])} → {_number(row['median_b'])}",
+                f"{_number(row['median_difference'])} "
+                f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]",
                 f"{share:.0%}" if math.isfinite(share) else "–",
                 _p(row["p_adjusted"]),
                 row["verdict"],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import socket
 import sqlite3
@@ -85,6 +86,17 @@ def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
         yield f"127.0.0.1:{port}", env
     finally:
         subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
+
+
+def test_a_local_instance_started_from_the_command_line_keeps_its_info_lines_quiet(
+    write_campaign, tmp_path: Path, run_cli: CliRunner
+) -> None:
+    done = run_cli(
+        "run", str(write_campaign()), "--executor", "ray", "-o", str(tmp_path / "s.sqlite")
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    # Ray logs "Started a local Ray instance." at INFO, which would break into the bar.
+    assert not re.search(r"\sINFO\s", done.stderr), done.stderr[-2000:]
 
 
 def test_a_campaign_joins_a_cluster_by_address(

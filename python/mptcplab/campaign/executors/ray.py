@@ -7,6 +7,7 @@ cluster CPU are submitted at a time, so an interruption loses only the runs in f
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -78,7 +79,14 @@ class RayExecutor:
         if address is not None:
             check_reachable(address)
         try:
-            self._ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+            # Ray's INFO lines ("Started a local Ray instance.") would break into the progress
+            # bar; its warnings (an unauthenticated cluster) are kept.
+            self._ray.init(
+                address=address,
+                ignore_reinit_error=True,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise UserError(
                 f"cannot connect to the Ray cluster at {address or 'auto'} ({exc})"

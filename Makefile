@@ -61,7 +61,8 @@ test: build $(VENV)/.stamp-test-extras
 # deeper search of the simulator's random scenarios.
 explore: build
 	PROPTEST_CASES=2000 $(CARGO) test --release -p mpsim --test properties --quiet
-	$(PY) -m pytest -q tests/analysis/test_analysis_fairshare.py tests/design/test_design_wsp.py \
+	$(PY) -m pytest -q tests/analysis/test_analysis_fairshare.py tests/analysis/test_analysis_fairshare_probing.py \
+		tests/design/test_design_wsp.py \
 		tests/kernel_cc/test_kernel_cc_arith.py tests/scenario/test_tomlloc.py
 
 lint: build

@@ -236,6 +236,23 @@ KHALILI_TABLES = {
 }
 
 
+# The draft's "opt. w/ probing" columns as spec §5.4 transcribes them, by (N1, class).
+KHALILI_PROBING = {
+    "reproduce-khalili-a.toml": {
+        (10, "type1"): 1.0,
+        (10, "type2"): 0.94,
+        (30, "type1"): 1.0,
+        (30, "type2"): 0.8,
+    },
+    "reproduce-khalili-c.toml": {
+        (10, "multipath"): 1.04,
+        (10, "singlepath"): 0.94,
+        (30, "multipath"): 1.04,
+        (30, "singlepath"): 0.8,
+    },
+}
+
+
 @pytest.mark.parametrize("name", list(KHALILI_TABLES))
 def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
     campaign = load(CAMPAIGNS / name)
@@ -260,6 +277,12 @@ def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
         (n1, f"fair_share_mbps.{cls}") for n1 in (10, 30) for cls in classes
     )
     assert all(e.value == 1.0 for e in optimum)
+    probing = {
+        (e.at["n1"], e.metric.split(".")[1]): e.value
+        for e in campaign.spec.published
+        if e.metric.startswith("fair_share_probing_mbps.")
+    }
+    assert probing == KHALILI_PROBING[name]
     for task in plan.tasks:
         # The draft's set-up: N2 = 10 users of 1 Mbit/s, 110 ms of propagation (150 ms with
         # the queues), OLIA with its one-segment ssthresh floor.

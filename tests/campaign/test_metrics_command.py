@@ -29,6 +29,7 @@ def test_every_listed_metric_is_accepted_by_a_campaign_as_described(cli, write_c
         "user_goodput_mbps.<flow>",
         "group_goodput_mbps.<flow>",
         "fair_share_mbps.<flow>",
+        "fair_share_probing_mbps.<flow>",
         "cwnd_recovery_s.<flow>",
     ]
     for row in listed:

@@ -10,7 +10,8 @@
 - ``tables``: :func:`to_pandas`, :func:`point_medians`, :func:`percentile_table`, CSV/Parquet
   :func:`export`;
 - ``fairshare``: :func:`fair_share`, every flow's max-min fair goodput, multipath users pooling
-  their paths (the draft's "optimum without probing cost");
+  their paths (the draft's "optimum without probing cost"; with :func:`probing_floors`, "with
+  probing cost");
 - ``published``: :func:`compare_published`, a paper's figures beside the median of the runs at
   the settings they were measured at (a campaign's ``[[published]]`` entries);
 - ``latency``: :func:`block_latencies`, every application block's latency pooled per variant,
@@ -39,6 +40,7 @@ _EXPORTS = {
     "log_gain": "mptcplab.analysis.metrics",
     "run_metrics": "mptcplab.analysis.metrics",
     "fair_share": "mptcplab.analysis.fairshare",
+    "probing_floors": "mptcplab.analysis.fairshare",
     "compare_samples": "mptcplab.analysis.rank_sum",
     "heat_grid": "mptcplab.analysis.heatmap",
     "block_latencies": "mptcplab.analysis.latency",

@@ -4,8 +4,12 @@ The theoretical baseline of the MPTCP fairness studies: each user's rate is the 
 sends on its paths, a TCP user has one path, and the allocation is max-min fair over users'
 rates with the links' capacities as the only constraints. It gives the "optimal without probing
 cost" column of draft-khalili-mptcp-performance-issues-06 for its Scenarios A and C (spec §5.4):
-every user gets C = 1 Mbit/s, which LIA does not give the single-path users. (The draft's
-"with probing cost" optimum needs its probing model, which the spec does not give: not here.)
+every user gets C = 1 Mbit/s, which LIA does not give the single-path users.
+
+With ``floors``, some paths must carry at least a given rate: the draft's "optimal with probing
+cost", where every subflow of a multipath user carries at least π, one segment per round trip
+(spec §5.4), so that a path it would best leave alone still costs the others π per user.
+:func:`probing_floors` gives those floors from a run's measured round-trip times.
 
 Computed by progressive filling (Bertsekas, Gallager, "Data Networks", 2nd ed., §6.5.2),
 generalised to users with several paths: a linear program raises the smallest rate of the users
@@ -22,13 +26,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from mptcplab.analysis.metrics import PAYLOAD_FRACTION
+from mptcplab.analysis.metrics import HEADER_BYTES, MSS_BYTES, PAYLOAD_FRACTION
 
 if TYPE_CHECKING:
     from mptcplab.scenario.model import Scenario
@@ -61,11 +65,13 @@ class FairShare:
 
 
 class _Flow(NamedTuple):
-    """What the shares depend on of one flow entry."""
+    """What the shares depend on of one flow entry: ``floors``, per path, the rate on the wire
+    (Mbit/s) one of its users must send there at least."""
 
     id: str
     count: int
     paths: tuple[tuple[str, ...], ...]
+    floors: tuple[float, ...]
 
 
 # Per flow entry its level and its path rates, goodput Mbit/s, in the order of the entries.
@@ -88,19 +94,62 @@ def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
     )
 
 
-def fair_share(scenario: Scenario | Mapping[str, Any]) -> FairShare:
-    """The max-min fair goodput of every flow of ``scenario`` (a Scenario or its dictionary)."""
+class InfeasibleFloors(ValueError):
+    """The paths' floors alone need more than some link's capacity."""
+
+
+def fair_share(
+    scenario: Scenario | Mapping[str, Any],
+    floors: Mapping[str, Sequence[float]] | None = None,
+) -> FairShare:
+    """The max-min fair goodput of every flow of ``scenario`` (a Scenario or its dictionary).
+
+    ``floors``: per flow entry id, per path, the least rate on the wire (Mbit/s) each of its
+    users must send on that path; raises :class:`InfeasibleFloors` when the links cannot carry
+    them all."""
     data = _as_mapping(scenario)
+    floors = floors or {}
     links = tuple((link["id"], float(link["capacity_mbps"])) for link in data["links"])
-    flows = tuple(
-        _Flow(f["id"], int(f.get("count", 1)), tuple(tuple(path) for path in f["paths"]))
-        for f in data["flows"]
-    )
-    levels, paths = _shares(links, flows)
+    flows = []
+    for f in data["flows"]:
+        paths = tuple(tuple(path) for path in f["paths"])
+        least = tuple(float(v) for v in floors.get(f["id"], [0.0] * len(paths)))
+        if len(least) != len(paths) or any(not v >= 0 for v in least):
+            raise ValueError(f"floors of {f['id']!r}: expected {len(paths)} rates ≥ 0, got {least}")
+        flows.append(_Flow(f["id"], int(f.get("count", 1)), paths, least))
+    levels, paths = _shares(links, tuple(flows))
     return FairShare(
         per_flow_mbps={flow.id: level for flow, level in zip(flows, levels, strict=True)},
         per_path_mbps={flow.id: list(rates) for flow, rates in zip(flows, paths, strict=True)},
     )
+
+
+def probing_floors(
+    report: Mapping[str, Any], scenario: Scenario | Mapping[str, Any]
+) -> dict[str, list[float]] | None:
+    """The draft's probing cost as floors for :func:`fair_share`: every path of a multipath
+    flow entry (an MPTCP entry with two paths or more) carries at least one full segment per
+    round trip, the round trip being the mean of the entry's measured smoothed RTTs on that
+    path in ``report`` (queueing included, as the draft's "RTT ≈ 150 ms including queueing
+    delay"). None when some such path has no measured RTT."""
+    data = _as_mapping(scenario)
+    floors: dict[str, list[float]] = {}
+    for flow in data["flows"]:
+        if flow.get("protocol") != "mptcp" or len(flow["paths"]) < 2:
+            continue
+        rtts: list[list[float]] = [[] for _ in flow["paths"]]
+        for reported in report["flows"]:
+            if reported["id"].split("#", 1)[0] != flow["id"]:
+                continue
+            for sub in reported["subflows"]:
+                rtt = sub.get("mean_srtt_ms")
+                if rtt is not None and rtt > 0 and sub["index"] < len(rtts):
+                    rtts[sub["index"]].append(float(rtt))
+        if not all(rtts):
+            return None
+        segment_bits = (MSS_BYTES + HEADER_BYTES) * 8
+        floors[flow["id"]] = [segment_bits / (sum(r) / len(r) * 1e3) for r in rtts]
+    return floors
 
 
 # A run's two fair-share metrics, and the two tables of `mptcplab sim`, ask for the shares of
@@ -110,9 +159,14 @@ def _shares(links: tuple[tuple[str, float], ...], flows: tuple[_Flow, ...]) -> _
     capacity = dict(links)
     if len(flows) == 1 and flows[0].count == 1:
         alone = _alone_on_disjoint_paths(flows[0], capacity)
-        if alone is not None:
+        # Filling every path, it sends more than any floor its paths can carry.
+        if alone is not None and all(
+            least * PAYLOAD_FRACTION <= rate
+            for least, rate in zip(flows[0].floors, alone[1][0], strict=True)
+        ):
             return alone
     programs = _Programs(flows, capacity)
+    programs.check_floors()
     fixed: dict[int, float] = {}
     active = set(range(len(flows)))
     while active:
@@ -183,6 +237,7 @@ class _Programs:
         self.unit = max(float(np.min(caps / crossing)), _SMALLEST_COEFFICIENT / smallest)
         self.links = per_unit * self.unit
         self.upper = 1.0 / self.links.max(axis=0)
+        self.lower = np.array([v for flow in flows for v in flow.floors]) / self.unit
         # rate[g] @ x: user g's rate, the sum of its path variables.
         self.rate = np.zeros((len(flows), len(owner)))
         self.rate[owner, np.arange(len(owner))] = 1.0
@@ -212,7 +267,7 @@ class _Programs:
         from scipy.optimize import linprog
 
         links = self.links
-        bounds = [(0.0, u) for u in self.upper]
+        bounds = list(zip(self.lower, self.upper, strict=True))
         if level_column:
             links = np.hstack([links, np.zeros((links.shape[0], 1))])
             bounds.append((0.0, None))
@@ -236,6 +291,15 @@ class _Programs:
             if result.status != _INFEASIBLE:
                 break
         raise RuntimeError(f"fair share: the linear program failed: {result.message}")
+
+    def check_floors(self) -> None:
+        """Raise :class:`InfeasibleFloors` where the floors alone overfill a path or a link."""
+        load = self.links @ self.lower
+        if np.any(self.lower > self.upper) or np.any(load > 1.0 + 1e-9):
+            raise InfeasibleFloors(
+                "the paths' floors need more than the links' capacity "
+                f"(the most loaded link at {float(load.max()):.0%})"
+            )
 
     def raise_level(self, active: set[int], fixed: dict[int, float]) -> float:
         """The highest level every active user can reach together, the fixed ones keeping

@@ -423,6 +423,25 @@ def _user_fair_share(report: Report, scenario: Scenario, flow: str) -> float | N
     return fair_share(scenario).per_flow_mbps.get(flow)
 
 
+def _user_fair_share_with_probing(report: Report, scenario: Scenario, flow: str) -> float | None:
+    from mptcplab.analysis.fairshare import (
+        InfeasibleFloors,
+        compares_with_goodput,
+        fair_share,
+        probing_floors,
+    )
+
+    if not compares_with_goodput(scenario):
+        return None
+    floors = probing_floors(report, scenario)
+    if floors is None:
+        return None
+    try:
+        return fair_share(scenario, floors).per_flow_mbps.get(flow)
+    except InfeasibleFloors:
+        return None
+
+
 def _cwnd_recovery(report: Report, scenario: Scenario, flow: str) -> float | None:
     from mptcplab.analysis.recovery import cwnd_recovery_s
 
@@ -473,6 +492,17 @@ FLOW_METRICS: dict[str, FlowMetric] = {
                 higher_is_better=None,
             ),
             _user_fair_share,
+        ),
+        FlowMetric(
+            "fair_share_probing_mbps",
+            MetricInfo(
+                f"fair_share_probing_mbps.{FLOW_PLACEHOLDER}",
+                "the same when every path of a multipath user carries at least one segment "
+                "per measured RTT (draft-khalili's optimum with probing cost)",
+                "Mbit/s",
+                higher_is_better=None,
+            ),
+            _user_fair_share_with_probing,
         ),
         FlowMetric(
             "cwnd_recovery_s",

@@ -32,3 +32,37 @@ def test_a_chosen_metric_and_an_unknown_one(analysis_store: Path, cli) -> None:
     code, out, err = cli("compare", str(analysis_store), "-m", "goodput")
     assert code == 2 and out == ""
     assert err.strip().startswith("error: --metric: unknown metric 'goodput'")
+
+
+# Only qualitative factors: every variant runs at one point, as a reproduction's settings do.
+ONE_POINT_CAMPAIGN = """\
+name = "one-point"
+seed = 3
+replications = 5
+metrics = ["goodput_mbps"]
+
+[scenario]
+template = "two_path"
+duration_s = 5.0
+capacity_mbps = [4.0, 4.0]
+loss = [0.01, 0.01]
+
+[factors.cc]
+levels = ["lia", "reno"]
+"""
+
+
+def test_variants_at_one_point_are_compared_over_their_runs(tmp_path: Path, cli) -> None:
+    from mptcplab.campaign import load, run_campaign
+
+    path = tmp_path / "one-point.toml"
+    path.write_text(ONE_POINT_CAMPAIGN)
+    summary = run_campaign(load(path), output=tmp_path / "s.sqlite", progress=False, jobs=2)
+    assert summary.failed == 0
+    code, out, err = cli("compare", str(summary.store))
+    assert code == 0, err
+    row = variant_comparisons(summary.store)["goodput_mbps"].iloc[0]
+    assert (row["points"], row["basis"]) == (1, "5 + 5 runs")
+    # Uncoupled Reno subflows on two lossy paths take about twice what LIA's coupled ones do.
+    assert row["verdict"] == "reno higher (better)" and row["b_higher_share"] == 1.0
+    assert "cc: reno vs lia" in out and "5 + 5 runs" in out and "reno higher (better)" in out

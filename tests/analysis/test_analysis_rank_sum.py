@@ -146,3 +146,23 @@ def test_three_runs_a_side_are_too_few_and_two_points_stay_paired() -> None:
     runs, medians = _runs(points=2, shift=1.0)
     row = compare_variants(medians, "m", runs=runs).iloc[0]
     assert (row["points"], row["basis"], row["verdict"]) == (2, "points", "too few points")
+
+
+def test_the_runs_compared_are_those_of_the_one_point_both_variants_have() -> None:
+    runs, medians = _runs(points=3, shift=1.0)
+
+    # LIA lacks point 2, OLIA point 0: point 1 is the only one they share, LIA's second.
+    def shared_only(frame: pd.DataFrame) -> pd.DataFrame:
+        lia_2 = (frame["cc"] == "lia") & (frame["point"] == 2)
+        olia_0 = (frame["cc"] == "olia") & (frame["point"] == 0)
+        kept = frame[~(lia_2 | olia_0)]
+        kept.attrs = dict(frame.attrs)
+        return kept
+
+    runs, medians = shared_only(runs), shared_only(medians)
+    row = compare_variants(medians, "m", runs=runs).iloc[0]
+    at_1 = runs[runs["point"] == 1]
+    a = at_1.loc[at_1["cc"] == "lia", "m"].to_numpy()
+    b = at_1.loc[at_1["cc"] == "olia", "m"].to_numpy()
+    assert (row["points"], row["basis"]) == (1, "5 + 5 runs")
+    assert row["median_difference"] == pytest.approx(float(np.median(np.subtract.outer(b, a))))

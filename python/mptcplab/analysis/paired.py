@@ -111,9 +111,10 @@ def compare_variants(
             for a, b in itertools.combinations(order, 2):
                 compared = _compare(by_level[a], by_level[b], confidence)
                 if runs is not None and compared["points"] == 1:
+                    shared = by_level[a].dropna().index.intersection(by_level[b].dropna().index)
                     held_levels = dict(zip(others, held, strict=True))
                     samples = [
-                        _replications(runs, metric, by_level[a], factor, level, held_levels)
+                        _replications(runs, metric, shared[0], factor, level, held_levels)
                         for level in (a, b)
                     ]
                     compared = _compare_replications(compared, *samples, confidence)
@@ -153,14 +154,14 @@ def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
 def _replications(
     runs: pd.DataFrame,
     metric: str,
-    medians_of_a: pd.Series,
+    at: tuple[Any, Any],
     factor: str,
     level: Any,
     held: dict[str, Any],
 ) -> np.ndarray:
     """``metric`` in each finished replication of ``level`` (the other factors at ``held``) at
-    the one point the compared pair shares."""
-    design, point = medians_of_a.dropna().index[0]
+    the (design, point) ``at``."""
+    design, point = at
     done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
     chosen = (done["design"] == design) & (done["point"] == point) & (done[factor] == level)
     for name, value in held.items():

@@ -62,6 +62,7 @@ test: build $(VENV)/.stamp-test-extras
 explore: build
 	PROPTEST_CASES=2000 $(CARGO) test --release -p mpsim --test properties --quiet
 	$(PY) -m pytest -q tests/analysis/test_analysis_fairshare.py tests/analysis/test_analysis_fairshare_probing.py \
+		tests/analysis/test_analysis_capacity_bound.py \
 		tests/design/test_design_wsp.py \
 		tests/kernel_cc/test_kernel_cc_arith.py tests/scenario/test_tomlloc.py
 

@@ -183,6 +183,25 @@ def test_shipped_campaigns_plan_the_study(name, points, replications, runs) -> N
             assert 0.0 <= wait_ms <= (2000.0 if high_bdp else 100.0) + packet_ms / 2
 
 
+def test_the_balancing_campaign_spans_nine_dimensions_over_the_ring() -> None:
+    campaign = load(CAMPAIGNS / "conext13-balancing.toml")
+    plan = build_plan(campaign, **BACKEND)
+    # 400 WSP points × LIA, OLIA, uncoupled Reno × 5 replications, no reference runs.
+    assert [len(d.values) for d in plan.designs] == [400]
+    assert len(plan.designs[0].values[0]) == 9
+    assert len(plan.unique_runs()) == 400 * 3 * 5
+    for task in plan.tasks[:: max(1, len(plan.tasks) // 50)]:
+        links = {link["id"]: link for link in task.scenario["links"]}
+        assert sorted(links) == ["bottleneck0", "bottleneck1", "bottleneck2"]
+        for link in links.values():
+            assert 0.1 <= link["capacity_mbps"] <= 100.0
+            assert 0.0 <= 2 * link["delay_ms"] <= 50.0
+        for i, flow in enumerate(sorted(task.scenario["flows"], key=lambda f: f["id"])):
+            one_hop, two_hop = flow["paths"]
+            assert one_hop == [f"bottleneck{i}"] and f"bottleneck{i}" not in two_hop
+            assert len(two_hop) == 2
+
+
 def test_a_plan_without_versions_asks_the_campaigns_backend(write_campaign) -> None:
     from mptcplab.campaign.backends import BACKENDS
 

@@ -12,6 +12,8 @@
 - ``fairshare``: :func:`fair_share`, every flow's max-min fair goodput, multipath users pooling
   their paths (the draft's "optimum without probing cost"; with :func:`probing_floors`, "with
   probing cost");
+- ``capacity_bound``: :func:`max_total_goodput`, the most the flows can get together (CoNEXT
+  2013's congestion-balancing bound);
 - ``published``: :func:`compare_published`, a paper's figures beside the median of the runs at
   the settings they were measured at (a campaign's ``[[published]]`` entries);
 - ``latency``: :func:`block_latencies`, every application block's latency pooled per variant,
@@ -40,6 +42,7 @@ _EXPORTS = {
     "log_gain": "mptcplab.analysis.metrics",
     "run_metrics": "mptcplab.analysis.metrics",
     "fair_share": "mptcplab.analysis.fairshare",
+    "max_total_goodput": "mptcplab.analysis.capacity_bound",
     "probing_floors": "mptcplab.analysis.fairshare",
     "compare_samples": "mptcplab.analysis.rank_sum",
     "heat_grid": "mptcplab.analysis.heatmap",

@@ -122,6 +122,18 @@ def _goodput(report: Report, _scenario: Scenario) -> float:
     return float(sum(f["goodput_mbps"] for f in report["flows"]))
 
 
+def _goodput_bound_ratio(report: Report, scenario: Scenario) -> float | None:
+    """All flows' goodput over the most they could get together: for greedy (bulk) flows that
+    are all active through the measurement only."""
+    from mptcplab.analysis.capacity_bound import max_total_goodput
+    from mptcplab.analysis.fairshare import compares_with_goodput
+
+    bulk = all(f.get("app", {"kind": "bulk"})["kind"] == "bulk" for f in scenario["flows"])
+    if not bulk or not compares_with_goodput(scenario):
+        return None
+    return _goodput(report, scenario) / max_total_goodput(scenario)
+
+
 def _mptcp_goodput(report: Report, _scenario: Scenario) -> float | None:
     flows = _mptcp_flows(report)
     return float(sum(f["goodput_mbps"] for f in flows)) if flows else None
@@ -251,6 +263,15 @@ RUN_METRICS: dict[str, RunMetric] = {
         RunMetric(
             MetricInfo("mptcp_goodput_mbps", "goodput of the MPTCP flows", "Mbit/s"),
             _mptcp_goodput,
+        ),
+        RunMetric(
+            MetricInfo(
+                "goodput_bound_ratio",
+                "goodput of all flows over the most the links can carry for them together "
+                "(CoNEXT 2013's congestion-balancing metric; bulk flows only)",
+                bounds=(0.0, 1.0),
+            ),
+            _goodput_bound_ratio,
         ),
         RunMetric(
             MetricInfo(

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mptcplab.analysis.paired import compare_variants, median_interval
+from mptcplab.analysis.paired import compare_variants, median_interval, paired_differences
 
 
 def _binomial_cdf(k: int, n: int) -> float:
@@ -145,3 +145,19 @@ def test_the_interval_excludes_zero_exactly_where_the_test_rejects() -> None:
         assert excludes == (row["p_value"] < 0.05), (trial, n, row.to_dict())
         rejected += excludes
     assert 30 < rejected < 270  # both outcomes were exercised
+
+
+def test_the_differences_are_those_of_each_compared_pair() -> None:
+    rng = np.random.default_rng(2)
+    n = 9
+    d_auto, d_fixed = rng.normal(1, 1, n), rng.normal(-1, 1, n)
+    frame = _medians({"auto": d_auto, "fixed": d_fixed}, rng.uniform(1, 5, n))
+    differences = dict(paired_differences(frame, "m"))
+    compared = compare_variants(frame, "m")
+    # One entry per row of the comparison, in its order.
+    assert len(differences) == len(compared)
+    assert differences["olia − lia, buf=auto"] == pytest.approx(d_auto)
+    assert differences["olia − lia, buf=fixed"] == pytest.approx(d_fixed)
+    assert differences["fixed − auto, cc=lia"] == pytest.approx(np.zeros(n))
+    for (_, d), row in zip(paired_differences(frame, "m"), compared.itertuples(), strict=True):
+        assert float(np.median(d)) == pytest.approx(row.median_difference)

@@ -19,8 +19,9 @@ def test_report_is_self_contained(report_html) -> None:
     for external in ("http://", "https://", "<script", "<link", "@import", "url("):
         assert external not in lowered, external
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
-    # Per metric: distribution, against-factors and heat-map figures.
-    assert len(images) == 3 * 5
+    # Per metric: the differences between levels, distribution, against-factors and heat-map
+    # figures.
+    assert len(images) == 4 * 5
     for data in images:
         assert base64.b64decode(data).startswith(PNG_SIGNATURE)
 
@@ -63,6 +64,8 @@ def test_report_has_every_section(report_html) -> None:
     assert html.count("<h3>Heat map over ") == 5
     # One qualitative factor of two levels: one paired comparison per metric.
     assert html.count("<h3>Variants compared point by point</h3>") == 5
+    # Its 8 points are enough for an interval: the differences' distribution is drawn too.
+    assert html.count(": per-point differences between levels") == 5
     goodput = html[html.index('id="metric-goodput-mbps"') : html.index('id="metric-log-gain"')]
     assert "<th>median difference</th>" in goodput and "<td>lia</td>" in goodput
 

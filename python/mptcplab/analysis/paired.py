@@ -30,8 +30,8 @@ share seeds; when that makes them alike, the rank-sum test only becomes more cau
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ from scipy import stats
 
 from mptcplab.analysis.rank_sum import compare_samples
 
-__all__ = ["compare_variants", "median_interval"]
+__all__ = ["compare_variants", "median_interval", "paired_differences"]
 
 COLUMNS = [
     "factor",
@@ -82,6 +82,52 @@ def _sign_test_p(differences: np.ndarray) -> float:
     return float(stats.binomtest(int((nonzero > 0).sum()), int(nonzero.size), 0.5).pvalue)
 
 
+class _Pair(NamedTuple):
+    """Two levels ``a`` and ``b`` of ``factor``, the other factors at ``held``, and their
+    per-point medians indexed by (design, point)."""
+
+    factor: str
+    a: Any
+    b: Any
+    held: dict[str, Any]
+    a_medians: pd.Series
+    b_medians: pd.Series
+
+    @property
+    def with_text(self) -> str:
+        return ", ".join(f"{name}={value}" for name, value in self.held.items())
+
+
+def _pairs(medians: pd.DataFrame, metric: str) -> Iterator[_Pair]:
+    """Every pair of levels of each qualitative factor, the other factors' levels held."""
+    levels = [lv for lv in medians.attrs.get("levels", []) if lv in medians.columns]
+    for factor in levels:
+        others = [lv for lv in levels if lv != factor]
+        groups = medians.groupby(others, sort=False) if others else [((), medians)]
+        for held, group in groups:  # a list of keys gives tuples (pandas >= 2)
+            order = list(dict.fromkeys(group[factor]))
+            by_level = {
+                level: group[group[factor] == level].set_index(["design", "point"])[metric]
+                for level in order
+            }
+            held_levels = dict(zip(others, held, strict=True))
+            for a, b in itertools.combinations(order, 2):
+                yield _Pair(factor, a, b, held_levels, by_level[a], by_level[b])
+
+
+def paired_differences(medians: pd.DataFrame, metric: str) -> list[tuple[str, np.ndarray]]:
+    """For each pair of levels that :func:`compare_variants` compares, a label ("olia − lia,
+    buf=auto") and the differences b − a of ``metric``'s medians at the points both have: the
+    distribution whose median the comparison tests (CoNEXT 2013 plots that of T_A − T_F)."""
+    out = []
+    for pair in _pairs(medians, metric):
+        both = pd.concat({"a": pair.a_medians, "b": pair.b_medians}, axis=1, join="inner")
+        both = both.dropna()
+        label = f"{pair.b} − {pair.a}" + (f", {pair.with_text}" if pair.held else "")
+        out.append((label, (both["b"] - both["a"]).to_numpy(dtype=float)))
+    return out
+
+
 def compare_variants(
     medians: pd.DataFrame,
     metric: str,
@@ -96,29 +142,19 @@ def compare_variants(
     is below 1 − ``confidence``, and whether that is better when ``higher_is_better`` says.
     With ``runs`` (the table :func:`point_medians` took), a pair that shares one point only is
     compared over its replications there."""
-    levels = [lv for lv in medians.attrs.get("levels", []) if lv in medians.columns]
     rows: list[dict[str, Any]] = []
-    for factor in levels:
-        others = [lv for lv in levels if lv != factor]
-        groups = medians.groupby(others, sort=False) if others else [((), medians)]
-        for held, group in groups:  # a list of keys gives tuples (pandas >= 2)
-            with_text = ", ".join(f"{o}={v}" for o, v in zip(others, held, strict=True))
-            order = list(dict.fromkeys(group[factor]))
-            by_level = {
-                level: group[group[factor] == level].set_index(["design", "point"])[metric]
-                for level in order
-            }
-            for a, b in itertools.combinations(order, 2):
-                compared = _compare(by_level[a], by_level[b], confidence)
-                if runs is not None and compared["points"] == 1:
-                    shared = by_level[a].dropna().index.intersection(by_level[b].dropna().index)
-                    held_levels = dict(zip(others, held, strict=True))
-                    samples = [
-                        _replications(runs, metric, shared[0], factor, level, held_levels)
-                        for level in (a, b)
-                    ]
-                    compared = _compare_replications(compared, *samples, confidence)
-                rows.append(compared | {"factor": factor, "a": a, "b": b, "with": with_text})
+    for pair in _pairs(medians, metric):
+        compared = _compare(pair.a_medians, pair.b_medians, confidence)
+        if runs is not None and compared["points"] == 1:
+            shared = pair.a_medians.dropna().index.intersection(pair.b_medians.dropna().index)
+            samples = [
+                _replications(runs, metric, shared[0], pair.factor, level, pair.held)
+                for level in (pair.a, pair.b)
+            ]
+            compared = _compare_replications(compared, *samples, confidence)
+        rows.append(
+            compared | {"factor": pair.factor, "a": pair.a, "b": pair.b, "with": pair.with_text}
+        )
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
     out = pd.DataFrame(rows)

@@ -105,6 +105,28 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
     return to_png(fig)
 
 
+def difference_cdf(differences: Sequence[tuple[str, np.ndarray]], metric: str, unit: str) -> bytes:
+    """Empirical CDF of the per-point differences b − a of each compared pair of levels, with
+    zero marked: where a curve crosses it is the share of points where b is lower."""
+    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    ax = fig.subplots()
+    for i, (label, values) in enumerate(differences):
+        ordered = np.sort(values[np.isfinite(values)])
+        if ordered.size == 0:
+            continue
+        x = np.concatenate([ordered[:1], ordered])
+        y = np.arange(0, ordered.size + 1) / ordered.size
+        ax.step(x, y, where="post", color=_PALETTE[i % len(_PALETTE)], label=label, linewidth=1.6)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_xlabel(f"difference b − a of {_label(metric, unit)}")
+    ax.set_ylabel("fraction of points")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("per-point differences between levels", fontsize=10)
+    ax.legend(fontsize=8, loc="best", frameon=False)
+    _style(ax)
+    return to_png(fig)
+
+
 def against_factors(
     medians: pd.DataFrame,
     metric: str,

@@ -34,7 +34,7 @@ from mptcplab.analysis.metrics import (
     is_metric_name,
     metric_info,
 )
-from mptcplab.analysis.paired import compare_variants
+from mptcplab.analysis.paired import compare_variants, paired_differences
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
@@ -47,6 +47,10 @@ from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
 WORST_POINTS = 12
+
+# Fewest points a pair of levels needs for the sign test's 95 % interval (paired.py), and for
+# the plot of its differences.
+_MIN_PAIRED = 6
 
 _CSS = """
 body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222;
@@ -304,10 +308,19 @@ def _metric_section(
             "points), there is nothing to pair: their replications there are compared as two "
             "samples, by the rank-sum test, the Hodges–Lehmann shift (the median of the "
             "differences of all pairs of runs) and its interval; <em>b higher share</em> is then "
-            "the share of those pairs where b is higher.</p>"
+            "the share of those pairs where b is higher. The figure below draws, for every pair "
+            "compared over six points or more, the distribution of its per-point differences.</p>"
         )
         shown = compared.rename(columns=lambda c: c.replace("_", " "))
         parts.append(_table(shown))
+        # The distribution whose median the table tests, where there are points enough for an
+        # interval (CoNEXT 2013 reports that of T_A − T_F in its slow-start study).
+        differences = [
+            (label, d) for label, d in paired_differences(medians, metric) if d.size >= _MIN_PAIRED
+        ]
+        if differences:
+            png = plots.difference_cdf(differences, metric, info.unit)
+            parts.append(_img(png, f"{metric}: per-point differences between levels"))
     parts.append("<h3>Distribution</h3>")
     parts.append(_img(plots.distribution(medians, metric, info.unit, variants), f"{metric} CDF"))
     factors = medians.attrs.get("factors", [])

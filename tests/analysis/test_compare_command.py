@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mptcplab.analysis.report import variant_comparisons
 
 
@@ -66,3 +68,27 @@ def test_variants_at_one_point_are_compared_over_their_runs(tmp_path: Path, cli)
     # Uncoupled Reno subflows on two lossy paths take about twice what LIA's coupled ones do.
     assert row["verdict"] == "reno higher (better)" and row["b_higher_share"] == 1.0
     assert "cc: reno vs lia" in out and "5 + 5 runs" in out and "reno higher (better)" in out
+
+
+def test_the_comparisons_as_csv_to_a_file_and_to_standard_output(
+    analysis_store: Path, cli, tmp_path: Path
+) -> None:
+    import io
+
+    import pandas as pd
+
+    out = tmp_path / "cmp" / "comparisons.csv"
+    code, stdout, err = cli("compare", str(analysis_store), "--csv", str(out))
+    assert code == 0 and stdout == "", err
+    assert f"wrote 5 comparisons to {out}" in err
+    written = pd.read_csv(out)
+    expected = variant_comparisons(analysis_store)
+    assert list(written["metric"]) == list(expected)
+    for metric, table in expected.items():
+        row = written[written["metric"] == metric].iloc[0]
+        assert row["p_value"] == pytest.approx(table.iloc[0]["p_value"])
+        assert row["median_difference"] == pytest.approx(table.iloc[0]["median_difference"])
+        assert (row["a"], row["b"], row["basis"]) == ("lia", "olia", "points")
+    code, stdout, err = cli("compare", str(analysis_store), "-m", "goodput_mbps", "--csv", "-")
+    assert code == 0 and "wrote 1 comparison to standard output" in err
+    assert len(pd.read_csv(io.StringIO(stdout))) == 1

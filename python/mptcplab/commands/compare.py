@@ -4,13 +4,17 @@ another? Each pair of levels compared point by point, as in the report, in the t
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 
 from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
+from mptcplab.outputs import writing
 
 
 def _number(value: float) -> str:
@@ -35,6 +39,14 @@ def compare_command(
             help="A metric to compare (repeatable; default: the campaign's metrics).",
         ),
     ] = None,
+    csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--csv",
+            help="Write the comparisons, one row per pair of levels and metric, as CSV here "
+            "(- for standard output) instead of the tables.",
+        ),
+    ] = None,
 ) -> None:
     """Compare the levels of each qualitative factor point by point.
 
@@ -56,8 +68,12 @@ def compare_command(
                 field="--metric",
             )
     store = resolve_store(target)
+    comparisons = variant_comparisons(store, metric)
+    if csv is not None:
+        _write_csv(comparisons, csv)
+        return
     console = command_console()
-    for name, compared in variant_comparisons(store, metric).items():
+    for name, compared in comparisons.items():
         if compared.empty:
             console.print(f"{name}: the campaign has no qualitative factor to compare")
             continue
@@ -88,6 +104,21 @@ def compare_command(
                 row["verdict"],
             )
         console.print(table)
+
+
+def _write_csv(comparisons: dict[str, pd.DataFrame], out: Path) -> None:
+    frames = [table.assign(metric=name) for name, table in comparisons.items() if not table.empty]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric"])
+    rows = rows[["metric", *[c for c in rows.columns if c != "metric"]]]
+    if str(out) == "-":
+        rows.to_csv(sys.stdout, index=False)
+        where = "standard output"
+    else:
+        with writing(out, "the comparisons"):
+            rows.to_csv(out, index=False)
+        where = str(out)
+    noun = "comparison" if len(rows) == 1 else "comparisons"
+    command_console(stderr=True).print(f"wrote {len(rows)} {noun} to {where}")
 
 
 def register(app: typer.Typer) -> None:

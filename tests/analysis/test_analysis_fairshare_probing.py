@@ -100,7 +100,10 @@ def test_probing_floors_are_one_full_segment_per_measured_round_trip() -> None:
 
 def test_the_run_metric_takes_the_probe_rate_from_the_runs_round_trips() -> None:
     scenario = templates.make("two_ap", n1=10, duration_s=30.0, warmup_s=5.0)
-    report = sim.run(scenario).to_dict()
+    result = sim.run(scenario)
+    report = result.to_dict()
+    # From a notebook: the Report sim.run returns serves as well as its dictionary.
+    assert probing_floors(result, scenario) == probing_floors(report, scenario)
     metrics = run_metrics(report, scenario.to_dict())
     ap2_rtt_ms = statistics.mean(
         s["mean_srtt_ms"]

@@ -35,6 +35,7 @@ import numpy as np
 from mptcplab.analysis.metrics import HEADER_BYTES, MSS_BYTES, PAYLOAD_FRACTION
 
 if TYPE_CHECKING:
+    from mptcplab.results import Report
     from mptcplab.scenario.model import Scenario
 
 # HiGHS's feasibility tolerances (default 1e-7), tightened so that the levels it finds are
@@ -125,20 +126,22 @@ def fair_share(
 
 
 def probing_floors(
-    report: Mapping[str, Any], scenario: Scenario | Mapping[str, Any]
+    report: Report | Mapping[str, Any], scenario: Scenario | Mapping[str, Any]
 ) -> dict[str, list[float]] | None:
     """The draft's probing cost as floors for :func:`fair_share`: every path of a multipath
     flow entry (an MPTCP entry with two paths or more) carries at least one full segment per
     round trip, the round trip being the mean of the entry's measured smoothed RTTs on that
     path in ``report`` (queueing included, as the draft's "RTT ≈ 150 ms including queueing
-    delay"). None when some such path has no measured RTT."""
+    delay"). ``report``: what :func:`mptcplab.sim.run` returns, or its dictionary. None when
+    some such path has no measured RTT."""
     data = _as_mapping(scenario)
+    measured = report if isinstance(report, Mapping) else report.to_dict()
     floors: dict[str, list[float]] = {}
     for flow in data["flows"]:
         if flow.get("protocol") != "mptcp" or len(flow["paths"]) < 2:
             continue
         rtts: list[list[float]] = [[] for _ in flow["paths"]]
-        for reported in report["flows"]:
+        for reported in measured["flows"]:
             if reported["id"].split("#", 1)[0] != flow["id"]:
                 continue
             for sub in reported["subflows"]:

@@ -118,6 +118,11 @@ def _mptcp_flows(report: Report) -> list[Mapping[str, Any]]:
     return [f for f in report["flows"] if f["protocol"] == "mptcp"]
 
 
+def _is_bulk(flow: Mapping[str, Any]) -> bool:
+    """A flow spec whose application always has data (the default)."""
+    return bool(flow.get("app", {"kind": "bulk"})["kind"] == "bulk")
+
+
 def _goodput(report: Report, _scenario: Scenario) -> float:
     return float(sum(f["goodput_mbps"] for f in report["flows"]))
 
@@ -128,8 +133,7 @@ def _goodput_bound_ratio(report: Report, scenario: Scenario) -> float | None:
     from mptcplab.analysis.capacity_bound import max_total_goodput
     from mptcplab.analysis.fairshare import compares_with_goodput
 
-    bulk = all(f.get("app", {"kind": "bulk"})["kind"] == "bulk" for f in scenario["flows"])
-    if not bulk or not compares_with_goodput(scenario):
+    if not all(_is_bulk(f) for f in scenario["flows"]) or not compares_with_goodput(scenario):
         return None
     return _goodput(report, scenario) / max_total_goodput(scenario)
 
@@ -184,9 +188,7 @@ def _fair_share_ratios(by_group: bool) -> Callable[[Report, Scenario], float | N
 
         if not compares_with_goodput(scenario):
             return None
-        bulk = {
-            f["id"] for f in scenario["flows"] if f.get("app", {"kind": "bulk"})["kind"] == "bulk"
-        }
+        bulk = {f["id"] for f in scenario["flows"] if _is_bulk(f)}
         goodputs: dict[str, list[float]] = {}
         for f in report["flows"]:
             if _base_id(f["id"]) in bulk:
@@ -518,8 +520,9 @@ FLOW_METRICS: dict[str, FlowMetric] = {
             "fair_share_probing_mbps",
             MetricInfo(
                 f"fair_share_probing_mbps.{FLOW_PLACEHOLDER}",
-                "the same when every path of a multipath user carries at least one segment "
-                "per measured RTT (draft-khalili's optimum with probing cost)",
+                f"max-min fair share of a user of flow entry {FLOW_PLACEHOLDER} when every path "
+                "of a multipath user carries at least one segment per measured RTT "
+                "(draft-khalili's optimum with probing cost)",
                 "Mbit/s",
                 higher_is_better=None,
             ),

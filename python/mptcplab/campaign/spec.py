@@ -99,6 +99,12 @@ from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_k
 from mptcplab.errors import UserError
 from mptcplab.scenario.field_paths import ScenarioFile
 
+# A template parameter or scenario field `seed` set in [scenario] or by a factor.
+_SEED_IS_DERIVED = (
+    "each run's seed derives from the campaign's `seed`, the point and the replication; "
+    "remove this one"
+)
+
 #: Name of the qualitative level that `backends = [...]` adds to every run's variant.
 BACKEND_LEVEL = "backend"
 DESIGN_KINDS = ("wsp", "lhs", "sobol", "factorial", "random")
@@ -668,11 +674,7 @@ class _Checker:
         """A field path of the scenario file, checked and spelt one way (positions, not ids)."""
         assert self.scenario_file is not None
         if raw.split(".", 1)[0].split("[", 1)[0].strip() == "seed":
-            raise self.fail(
-                "each run's seed derives from the campaign's `seed`, the point and the "
-                "replication; remove this one",
-                *loc,
-            )
+            raise self.fail(_SEED_IS_DERIVED, *loc)
         try:
             return self.scenario_file.resolve(raw)
         except UserError as exc:
@@ -785,11 +787,7 @@ class _Checker:
             self.resolve(param, *loc)
             return
         if param == "seed":
-            raise self.fail(
-                "each run's seed derives from the campaign's `seed`, the point and the "
-                "replication; remove this one",
-                *loc,
-            )
+            raise self.fail(_SEED_IS_DERIVED, *loc)
         if param not in self.accepted:
             implicit = len(loc) == 2 and loc[0] == "factors"
             hint = " (a factor without `param` sets the parameter of its own name)"

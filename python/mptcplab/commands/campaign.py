@@ -14,6 +14,7 @@ from rich.table import Table
 from mptcplab.campaign.store import Store
 from mptcplab.commands.campaign_file import SetOption, load_campaign
 from mptcplab.commands.console import command_console
+from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
@@ -21,7 +22,7 @@ from mptcplab.errors import UserError
 
 def run_command(
     campaign_file: Annotated[
-        Path, typer.Argument(metavar="CAMPAIGN", help="Campaign file (.toml).")
+        Path, typer.Argument(metavar="CAMPAIGN", help="Campaign file (.toml).", parser=path_value)
     ],
     jobs: Annotated[
         int | None,
@@ -35,7 +36,9 @@ def run_command(
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Store path (default: the campaign's output)."),
+        typer.Option(
+            "--output", "-o", help="Store path (default: the campaign's output).", parser=path_value
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     changes: SetOption = None,
@@ -91,7 +94,10 @@ def run_command(
 
 def status_command(
     target: Annotated[
-        Path, typer.Argument(metavar="STORE_OR_CAMPAIGN", help="A store (.sqlite) or a campaign.")
+        Path,
+        typer.Argument(
+            metavar="STORE_OR_CAMPAIGN", help="A store (.sqlite) or a campaign.", parser=path_value
+        ),
     ],
     changes: SetOption = None,
 ) -> None:
@@ -154,10 +160,13 @@ def _print_status(
 def export_command(
     target: StoreOrCampaign,
     csv: Annotated[
-        Path | None, typer.Option("--csv", help="Write a CSV file here (- for standard output).")
+        Path | None,
+        typer.Option(
+            "--csv", help="Write a CSV file here (- for standard output).", parser=path_value
+        ),
     ] = None,
     parquet: Annotated[
-        Path | None, typer.Option("--parquet", help="Write a Parquet file here.")
+        Path | None, typer.Option("--parquet", help="Write a Parquet file here.", parser=path_value)
     ] = None,
 ) -> None:
     """Export a store's runs (factor values, levels, status, metrics) as CSV or Parquet."""

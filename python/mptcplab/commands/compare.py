@@ -12,6 +12,7 @@ import pandas as pd
 import typer
 
 from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.path_value import path_value
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
@@ -45,6 +46,7 @@ def compare_command(
             "--csv",
             help="Write the comparisons, one row per pair of levels and metric, as CSV here "
             "(- for standard output) instead of the tables.",
+            parser=path_value,
         ),
     ] = None,
 ) -> None:

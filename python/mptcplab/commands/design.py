@@ -20,6 +20,7 @@ from rich.table import Table
 
 from mptcplab.commands.campaign_file import SetOption, load_campaign
 from mptcplab.commands.console import command_console, run_progress
+from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
@@ -81,7 +82,9 @@ def _frame_table(frame: pd.DataFrame, limit: int) -> Table:
 def design_command(
     campaign_file: Annotated[
         Path | None,
-        typer.Argument(metavar="CAMPAIGN", help="Campaign file whose design to generate."),
+        typer.Argument(
+            metavar="CAMPAIGN", help="Campaign file whose design to generate.", parser=path_value
+        ),
     ] = None,
     kind: Annotated[
         str | None, typer.Option("--kind", help="wsp, lhs, sobol, factorial or random.")
@@ -97,7 +100,8 @@ def design_command(
         int, typer.Option("--design", min=0, help="Which of the campaign's designs.")
     ] = 0,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Save the points as CSV.")
+        Path | None,
+        typer.Option("--output", "-o", help="Save the points as CSV.", parser=path_value),
     ] = None,
     show: Annotated[int, typer.Option("--show", min=0, help="Points to print.")] = 10,
     changes: SetOption = None,

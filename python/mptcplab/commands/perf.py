@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mptcplab.backends.perf.sockets import MAX_BUFFER_BYTES
 from mptcplab.backends.perf.wire import MAX_BLOCK_BYTES, MAX_DURATION_S, MIN_BLOCK_BYTES
 from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 
 perf_app = typer.Typer(
@@ -261,12 +262,17 @@ def gain_command(
     cc: CcOption = None,
     sndbuf: SndbufOption = 16 * 1024 * 1024,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="JSON-lines file the records are added to.")
+        Path,
+        typer.Option(
+            "--out", "-o", help="JSON-lines file the records are added to.", parser=path_value
+        ),
     ] = Path("perf-records.jsonl"),
     mesh: Annotated[
         Path | None,
         typer.Option(
-            "--mesh", help="A mesh file: sources and destinations from its hosts' addresses."
+            "--mesh",
+            help="A mesh file: sources and destinations from its hosts' addresses.",
+            parser=path_value,
         ),
     ] = None,
     host: Annotated[
@@ -387,12 +393,18 @@ def print_matrix(records: list[dict[str, Any]], console: Console) -> pd.DataFram
 @perf_app.command("matrix")
 def matrix_command(
     files: Annotated[
-        list[Path], typer.Argument(help="JSON-lines records of perf gain, any hosts.")
+        list[Path],
+        typer.Argument(
+            metavar="FILE", help="JSON-lines records of perf gain, any hosts.", parser=path_value
+        ),
     ],
     png: Annotated[
-        Path | None, typer.Option("--png", help="Also draw the matrix as a heat map.")
+        Path | None,
+        typer.Option("--png", help="Also draw the matrix as a heat map.", parser=path_value),
     ] = None,
-    csv: Annotated[Path | None, typer.Option("--csv", help="Also write the matrix as CSV.")] = None,
+    csv: Annotated[
+        Path | None, typer.Option("--csv", help="Also write the matrix as CSV.", parser=path_value)
+    ] = None,
 ) -> None:
     """The source × destination matrix of ln(MPTCP/TCP) from the records of several hosts."""
     from mptcplab.backends.perf.gain import read_records

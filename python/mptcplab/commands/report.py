@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from mptcplab.commands.console import command_console, run_progress
+from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 
@@ -17,7 +18,10 @@ def report_command(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="HTML file to write (default: report.html beside the store)."
+            "--output",
+            "-o",
+            help="HTML file to write (default: report.html beside the store).",
+            parser=path_value,
         ),
     ] = None,
 ) -> None:

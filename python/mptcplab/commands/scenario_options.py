@@ -8,12 +8,13 @@ from typing import Annotated, Any, get_args
 
 import typer
 
+from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 from mptcplab.scenario.model import MAX_DURATION_S, MIN_DURATION_S, Scenario, TraceKind
 
 ScenarioArgument = Annotated[
-    Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).")
+    Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).", parser=path_value)
 ]
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print the report as JSON instead of tables.")
@@ -65,7 +66,8 @@ FieldOption = Annotated[
     ),
 ]
 OutputOption = Annotated[
-    Path | None, typer.Option("-o", "--output", help="Also write the report JSON here.")
+    Path | None,
+    typer.Option("-o", "--output", help="Also write the report JSON here.", parser=path_value),
 ]
 
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 
 StoreOrCampaign = Annotated[
@@ -15,6 +16,7 @@ StoreOrCampaign = Annotated[
     typer.Argument(
         metavar="STORE_OR_CAMPAIGN",
         help="A campaign store (.sqlite), or the campaign file (.toml) that writes it.",
+        parser=path_value,
     ),
 ]
 

@@ -3,6 +3,7 @@ loader: afterwards neither the names nor any of their maps or programs remain (b
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -62,6 +63,32 @@ def test_load_all_three_then_unload_leaves_nothing(bpf_built: Path, clean_kernel
     assert sorted(removed) == sorted(kernel_cc.NAMES)
     assert not registered_ccs() & set(kernel_cc.NAMES)
     assert wait_until_no_bpf_objects() == []
+
+
+def test_unload_asks_its_condition_under_the_loaders_lock(
+    bpf_built: Path, clean_kernel: None
+) -> None:
+    kernel_cc.ensure_loaded(["mptcp_lia"])
+    held: list[bool] = []
+
+    def another_run_alive() -> bool:
+        # flock conflicts between two opens of the file even in one process: if the unload
+        # holds the lock, this open cannot take it.
+        with open(kernel_cc._STATE_DIR / ".lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                held.append(True)
+            else:
+                held.append(False)
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        return True
+
+    assert kernel_cc.unload_all(unless=another_run_alive) == []
+    assert held == [True]
+    assert "mptcp_lia" in registered_ccs(), "a True answer must keep the registration"
+    assert kernel_cc.unload_all(unless=lambda: False) == ["mptcp_lia"]
+    assert not registered_ccs() & set(kernel_cc.NAMES)
 
 
 def test_changed_options_reload_and_reach_the_kernel(bpf_built: Path, clean_kernel: None) -> None:

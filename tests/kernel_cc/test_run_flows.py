@@ -22,7 +22,8 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
 - Nothing is left behind: no namespace, no registration, no BPF map after a run; after SIGKILL
   of a running ``mptcplab emu`` and ``mptcplab clean``, none either.
 
-Runs take 16-20 s, those on lossy paths 40 s (about 5 minutes for the file).
+Runs take 16-20 s, those on lossy paths 40 s; the variants a test compares run side by side
+(about 2 minutes for the file).
 Rates stay at 10 Mbit/s or below per link so the link emulator keeps up; a run it could not
 keep up with fails the test rather than count as evidence. Skipped with the reason when not
 root, without the emulator or without BPF struct_ops congestion control.
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -67,19 +69,34 @@ def kernel(bpf_built: Path) -> None:
         pytest.skip(f"emulator unavailable: {reason}")
 
 
-def _run(scenario: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(emulator report, simulator report) of one scenario. A run the emulator itself slowed
-    down (a busy machine) is no evidence either way: it is tried once more, then skipped."""
-    for _attempt in range(2):
+def _emulate(scenario: dict[str, Any], first: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The emulator's report of ``scenario`` (``first``: one already taken). A run the
+    emulator itself slowed down (a busy machine) is no evidence either way: it is tried once
+    more, then the test is skipped."""
+    report = first if first is not None else emu.run(scenario)
+    if report["fidelity"]["emulation_bottleneck"]:
         report = emu.run(scenario)
-        fidelity = report["fidelity"]
-        if not fidelity["emulation_bottleneck"]:
-            break
-    else:
-        pytest.skip(f"the emulator was the bottleneck twice: {fidelity['problems']}")
+        if report["fidelity"]["emulation_bottleneck"]:
+            pytest.skip(f"the emulator was the bottleneck twice: {report['fidelity']['problems']}")
     for flow in report["backend"]["flows"].values():
         assert flow["error"] is None and not flow["mptcp_fallback"], flow
-    return report, sim.run(scenario).to_dict()
+    return report
+
+
+def _run_side_by_side(
+    scenarios: list[dict[str, Any]],
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(emulator report, simulator report) of each scenario, the emulator runs at the same
+    time: each has its own namespaces and link emulator, every link here carries at most
+    10 Mbit/s, and a run the shared machine slowed is caught by the fidelity check and run
+    again on its own. A coupled controller's registration serves every run (they use the same
+    options), and none is unregistered while another run is alive."""
+    with ThreadPoolExecutor(max_workers=len(scenarios)) as pool:
+        firsts = list(pool.map(emu.run, scenarios))
+    return [
+        (_emulate(scenario, first), sim.run(scenario).to_dict())
+        for scenario, first in zip(scenarios, firsts, strict=True)
+    ]
 
 
 def _mptcp(cc: str, paths: list[list[str]]) -> dict[str, Any]:
@@ -132,8 +149,7 @@ def single_path(cc: str) -> dict[str, Any]:
 
 
 def test_lia_on_one_tcp_path_behaves_like_reno(kernel: None) -> None:
-    reno, reno_sim = _run(single_path("reno"))
-    lia, lia_sim = _run(single_path("lia"))
+    (reno, reno_sim), (lia, lia_sim) = _run_side_by_side([single_path("reno"), single_path("lia")])
     assert reno["backend"]["flows"]["tcp"]["congestion_control"] == "reno"
     assert lia["backend"]["flows"]["tcp"]["congestion_control"] == "mptcp_lia"
     g_reno = _flow(reno, "tcp")["goodput_mbps"]
@@ -192,8 +208,10 @@ def _total(report: dict[str, Any], flow_id: str) -> float:
 def test_coupled_cc_is_fair_to_tcp_at_a_shared_bottleneck(kernel: None) -> None:
     ratios: dict[str, float] = {}
     rows = []
-    for cc in (*COUPLED, "reno"):
-        report, simulated = _run(shared_bottleneck(cc))
+    ccs = (*COUPLED, "reno")
+    for cc, (report, simulated) in zip(
+        ccs, _run_side_by_side([shared_bottleneck(cc) for cc in ccs]), strict=True
+    ):
         for f in report["flows"]:
             if f["id"].startswith("mptcp"):
                 assert len(f["subflows"]) == 2, f
@@ -255,8 +273,10 @@ def _clean_share(report: dict[str, Any]) -> float:
 def test_coupled_cc_moves_traffic_off_the_lossy_path(kernel: None) -> None:
     lossy: dict[str, float] = {}
     rows = []
-    for cc in ("reno", *COUPLED):
-        report, simulated = _run(lossy_paths(cc))
+    ccs = ("reno", *COUPLED)
+    for cc, (report, simulated) in zip(
+        ccs, _run_side_by_side([lossy_paths(cc) for cc in ccs]), strict=True
+    ):
         lossy[cc] = _path_goodput(report, "lossy")
         rows.append(
             [
@@ -325,6 +345,28 @@ def test_a_connection_left_on_another_algorithm_fails_the_run(
     with pytest.raises(emu.EmulatorError) as info:
         emu.run(scenario)
     assert f"mptcp asked for mptcp_lia and ran {default}" in str(info.value)
+
+
+def test_a_run_is_alive_before_it_registers_its_controller(
+    kernel: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another run ending sees it alive and leaves the registration to it
+    # (unload_coupled_if_idle); registered first, it could lose it in between.
+    class Registering(Exception):
+        pass
+
+    before = set(rundir.run_ids())
+    alive: list[set[str]] = []
+
+    def load(scenario: Any) -> None:
+        alive.append({r for r in rundir.run_ids() if rundir.is_alive(r)} - before)
+        raise Registering
+
+    monkeypatch.setattr(emu_kernel, "load_coupled", load)
+    with pytest.raises(Registering):
+        emu.run({**single_path("reno"), "flows": [_mptcp("lia", [["path"]])]})
+    assert len(alive) == 1 and len(alive[0]) == 1, alive
+    assert set(rundir.run_ids()) - before == set(), "the run's directory outlived it"
 
 
 def _new_live_run(before: set[str], timeout_s: float = 30.0) -> str:

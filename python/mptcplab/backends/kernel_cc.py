@@ -37,7 +37,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -342,14 +342,20 @@ def _unregister(names: list[str]) -> list[str]:
     return removed
 
 
-def unload_all() -> list[str]:
+def unload_all(*, unless: Callable[[], bool] | None = None) -> list[str]:
     """Unregisters every mptcp_lia/olia/balia registration; returns the names removed.
+
+    ``unless``, when given, is asked under the lock that loads take: if it answers True
+    nothing is removed. An emulator run asks whether another run is alive; asked before the
+    lock, a run that registered in between would lose its registration.
 
     Sockets still using one keep running it until they close; its maps go with the last one.
     """
     if os.geteuid() != 0:
         raise KernelCCError("unloading BPF congestion controls needs root")
     with _locked():
+        if unless is not None and unless():
+            return []
         removed = _unregister(list(NAMES))
         for name in NAMES:
             _state_path(name).unlink(missing_ok=True)

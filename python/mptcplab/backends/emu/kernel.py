@@ -351,10 +351,19 @@ def _coupled_options(scenario: Scenario) -> dict[str, Any] | None:
     return chosen
 
 
+def _coupled_names(scenario: Scenario) -> list[str]:
+    return sorted({KERNEL_CC[f.cc_kind()] for f in scenario.flows if f.cc_kind() in COUPLED})
+
+
+def uses_coupled(scenario: Scenario) -> bool:
+    """Whether the scenario needs a coupled congestion control registered in the kernel."""
+    return bool(_coupled_names(scenario))
+
+
 def load_coupled(scenario: Scenario) -> dict[str, Any] | None:
     """Register the coupled congestion controls the scenario uses; returns what the report
     records (implementation, object hash, options, kernel release), or None if none is used."""
-    names = sorted({KERNEL_CC[f.cc_kind()] for f in scenario.flows if f.cc_kind() in COUPLED})
+    names = _coupled_names(scenario)
     if not names:
         return None
     module = kernel_cc_module()
@@ -371,16 +380,22 @@ def load_coupled(scenario: Scenario) -> dict[str, Any] | None:
 def unload_coupled_if_idle() -> None:
     """After a run that used coupled congestion controls: unregister them unless another
     emulator run is alive (one registration serves every run), so a finished run leaves no
-    registration behind. Sockets still closing keep theirs until they are freed."""
+    registration behind. Sockets still closing keep theirs until they are freed.
+
+    The question is asked under the loader's lock, and a run is alive (its run directory
+    locked) before it loads: a run starting meanwhile either is seen alive or loads after the
+    unload, never before it."""
     from mptcplab.backends.emu import rundir
     from mptcplab.backends.emu.netns import EmulatorError
 
-    if any(rundir.is_alive(r) for r in rundir.run_ids()):
-        return
     module = kernel_cc_module()
     if module is None:
         return
+
+    def another_run_alive() -> bool:
+        return any(rundir.is_alive(r) for r in rundir.run_ids())
+
     try:
-        module.unload_all()
+        module.unload_all(unless=another_run_alive)
     except module.KernelCCError as exc:
         raise EmulatorError(f"cannot unregister the coupled congestion controls: {exc}") from None

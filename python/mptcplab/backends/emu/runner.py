@@ -181,11 +181,14 @@ def run_scenario(
     info = kernel.probe()
     notes = kernel.check(scenario, info)  # bad input is refused before anything else
     preflight(info)
-    coupled = kernel.load_coupled(scenario)
-    started = time.monotonic()
+    uses_coupled = kernel.uses_coupled(scenario)
     with _sigterm_as_interrupt():
+        # The run is alive (its directory locked) before it registers a coupled controller,
+        # so that another run ending now does not unregister it (unload_coupled_if_idle).
         run = Run(scenario, progress)
         try:
+            coupled = kernel.load_coupled(scenario)
+            started = time.monotonic()
             run.report_stage("setting up", 0.0)
             run.build()
             setup_s = time.monotonic() - started
@@ -223,7 +226,7 @@ def run_scenario(
             raise EmulatorError(f"run {run.rundir.run_id}: {exc}") from None
         finally:
             run.teardown()
-            if coupled is not None:
+            if uses_coupled:
                 kernel.unload_coupled_if_idle()
 
 

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kcc_helpers import our_bpf_objects, registered_ccs, wait_until_no_bpf_objects
@@ -89,6 +90,46 @@ def test_unload_asks_its_condition_under_the_loaders_lock(
     assert "mptcp_lia" in registered_ccs(), "a True answer must keep the registration"
     assert kernel_cc.unload_all(unless=lambda: False) == ["mptcp_lia"]
     assert not registered_ccs() & set(kernel_cc.NAMES)
+
+
+def _in_force(name: str) -> dict[str, Any]:
+    """The registration in force for ``name`` (its inuse instance)."""
+    (inst,) = [i for i in kernel_cc.status()[name]["instances"] if i["state"] == "inuse"]
+    return inst
+
+
+def test_a_registration_live_holders_use_keeps_its_options(
+    bpf_built: Path, clean_kernel: None
+) -> None:
+    alive = {"run-a"}
+    kernel_cc.ensure_loaded(["mptcp_olia"], holder="run-a", holder_alive=alive.__contains__)
+    first = _in_force("mptcp_olia")
+    assert first["config"]["olia_min_ssthresh"] == 2
+
+    other = kernel_cc.CCOptions(olia_min_ssthresh=1)
+    with pytest.raises(kernel_cc.RegistrationBusy) as busy:
+        kernel_cc.ensure_loaded(
+            ["mptcp_lia", "mptcp_olia"],
+            options=other,
+            holder="run-b",
+            holder_alive=alive.__contains__,
+        )
+    assert (busy.value.name, busy.value.holders) == ("mptcp_olia", ["run-a"])
+    assert _in_force("mptcp_olia") == first
+    assert "mptcp_lia" not in registered_ccs(), "a busy name must leave the others as they were"
+
+    # The same options are shared with a second holder.
+    kernel_cc.ensure_loaded(["mptcp_olia"], holder="run-b", holder_alive=alive.__contains__)
+    assert _in_force("mptcp_olia") == first
+
+    # Once no holder is alive, other options replace the registration.
+    alive.clear()
+    kernel_cc.ensure_loaded(
+        ["mptcp_olia"], options=other, holder="run-c", holder_alive=alive.__contains__
+    )
+    replaced = _in_force("mptcp_olia")
+    assert replaced["struct_ops_map_id"] != first["struct_ops_map_id"]
+    assert replaced["config"]["olia_min_ssthresh"] == 1
 
 
 def test_changed_options_reload_and_reach_the_kernel(bpf_built: Path, clean_kernel: None) -> None:

@@ -338,7 +338,7 @@ def test_a_connection_left_on_another_algorithm_fails_the_run(
     # With the registration skipped, the kernel takes "mptcp_lia" on the MPTCP socket without
     # a word and runs the subflows on its default algorithm; the run must say so, not report
     # that default's figures as LIA's.
-    monkeypatch.setattr(emu_kernel, "load_coupled", lambda scenario: None)
+    monkeypatch.setattr(emu_kernel, "load_coupled", lambda scenario, *rest: None)
     default = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
     scenario = {**single_path("reno"), "duration_s": 2.0, "warmup_s": 0.5}
     scenario["flows"] = [_mptcp("lia", [["path"]])]
@@ -358,7 +358,7 @@ def test_a_run_is_alive_before_it_registers_its_controller(
     before = set(rundir.run_ids())
     alive: list[set[str]] = []
 
-    def load(scenario: Any) -> None:
+    def load(scenario: Any, *rest: Any) -> None:
         alive.append({r for r in rundir.run_ids() if rundir.is_alive(r)} - before)
         raise Registering
 
@@ -367,6 +367,43 @@ def test_a_run_is_alive_before_it_registers_its_controller(
         emu.run({**single_path("reno"), "flows": [_mptcp("lia", [["path"]])]})
     assert len(alive) == 1 and len(alive[0]) == 1, alive
     assert set(rundir.run_ids()) - before == set(), "the run's directory outlived it"
+
+
+def test_a_run_needing_other_options_waits_for_the_run_holding_the_registration(
+    kernel: None, clean_kernel: None
+) -> None:
+    # Replaced under a live run, the registration would give that run's later sockets the
+    # other run's options without a word; the second run waits instead.
+    first_scenario = {**single_path("reno"), "duration_s": 4.0, "warmup_s": 1.0}
+    first_scenario["flows"] = [_mptcp("olia", [["path"]])]
+    second_scenario = {**first_scenario, "duration_s": 2.0, "warmup_s": 0.5}
+    second_scenario["flows"] = [{**_mptcp("olia", [["path"]]), "tcp": {"min_ssthresh_segments": 1}}]
+    before = set(rundir.run_ids())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        first = pool.submit(emu.run, first_scenario)
+        first_id = _new_live_run(before)
+        floors_while_waiting: list[int] = []
+        stages: list[str] = []
+
+        def progress(stage: str, traffic_s: float, duration_s: float) -> None:
+            if stage.startswith("waiting"):
+                (inst,) = [
+                    i
+                    for i in kernel_cc.status()["mptcp_olia"]["instances"]
+                    if i["state"] == "inuse"
+                ]
+                floors_while_waiting.append(inst["config"]["olia_min_ssthresh"])
+            if not stages or stages[-1] != stage:
+                stages.append(stage)
+
+        second = emu.run(second_scenario, progress=progress)
+        first_report = first.result()
+    assert stages[0] == f"waiting for run {first_id}", stages
+    assert floors_while_waiting and set(floors_while_waiting) == {2}, floors_while_waiting
+    for report, floor in ((first_report, 2), (second, 1)):
+        coupled = report["backend"]["coupled_congestion_control"]
+        options = coupled["congestion_controls"]["mptcp_olia"]["options"]
+        assert options["olia_min_ssthresh"] == floor, report["backend"]
 
 
 def _new_live_run(before: set[str], timeout_s: float = 30.0) -> str:

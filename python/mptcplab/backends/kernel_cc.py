@@ -11,10 +11,11 @@ API (everything else here is private):
 - :data:`NAMES` -- the three names.
 - :func:`available` -> ``(ok, reason)``: can this machine load them (root, kernel BTF,
   struct_ops, MPTCP, build or toolchain present)? ``reason`` says what is missing.
-- :func:`ensure_loaded` ``(names, *, options=None)`` -> ``{name: {"object_sha256": ...,
-  "implementation": "kernel-bpf", "options": {...}}}``: builds if needed and registers each
-  name unless the same object with the same options is already registered. Raises
-  :class:`KernelCCError` when it cannot.
+- :func:`ensure_loaded` ``(names, *, options=None, holder=None, holder_alive=None)`` ->
+  ``{name: {"object_sha256": ..., "implementation": "kernel-bpf", "options": {...}}}``:
+  builds if needed and registers each name unless the same object with the same options is
+  already registered. Raises :class:`KernelCCError` when it cannot, and
+  :class:`RegistrationBusy` rather than change the options under a holder still alive.
 - :func:`status` -> the loader's view: per name, whether it is registered, and for each
   registration (``instances``: the current one, plus earlier ones still held by open sockets)
   its state, options and MPTCP connections with their shared slots (one per subflow, with
@@ -25,7 +26,8 @@ API (everything else here is private):
 
 Registrations are global to the kernel (all namespaces) and outlive the Python process; the
 options apply to every socket using that name, so runs that need different options for the
-same name must not overlap.
+same name must not overlap: each run names itself as a holder, and a registration that live
+holders use is not replaced.
 """
 
 from __future__ import annotations
@@ -57,6 +59,15 @@ _LOADER_TIMEOUT_S = 120.0
 
 class KernelCCError(RuntimeError):
     """The kernel congestion controls cannot be built, loaded or unloaded here."""
+
+
+class RegistrationBusy(KernelCCError):
+    """A registration cannot be replaced while holders still alive use it."""
+
+    def __init__(self, name: str, holders: list[str]) -> None:
+        super().__init__(f"{name} is in use with other options by {', '.join(holders)}")
+        self.name = name
+        self.holders = holders
 
 
 @dataclass(frozen=True)
@@ -274,13 +285,22 @@ def connection_slots(name: str) -> dict[int, int]:
 
 
 def ensure_loaded(
-    names: Iterable[str], *, options: CCOptions | None = None
+    names: Iterable[str],
+    *,
+    options: CCOptions | None = None,
+    holder: str | None = None,
+    holder_alive: Callable[[str], bool] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Registers the named congestion controls (building ``bpf/`` first if needed).
 
     A name already registered from the same object file with the same options is kept, so
     repeated calls are cheap; otherwise it is (re)registered. Returns, per name, the SHA-256
     of the object file, ``"implementation": "kernel-bpf"`` and the options in force.
+
+    ``holder`` (an emulator run's id) is recorded with the registration it uses. A name that
+    holders still alive (``holder_alive``) use with other options or another object is not
+    replaced: sockets those holders open later would silently take the new options, so
+    :class:`RegistrationBusy` is raised instead, naming them; the caller waits or gives up.
     """
     wanted = _check_names(names)
     opts = options or CCOptions()
@@ -292,26 +312,42 @@ def ensure_loaded(
     if not _built():
         _build()
 
+    def alive(holders: list[str]) -> list[str]:
+        return [h for h in holders if holder_alive is not None and holder_alive(h)]
+
     info: dict[str, dict[str, Any]] = {}
     with _locked():
         report = status()
+        # Every name is checked before any is replaced: a busy one leaves all as they were.
+        plans: list[tuple[str, str, dict[str, Any] | None, list[str]]] = []
         for name in wanted:
             sha = _sha256(_object_path(name))
             state = _read_state(name)
             if not (
                 report[name]["registered"]
                 and state is not None
-                and state.get("object_sha256") == sha
-                and state.get("options") == asdict(opts)
                 and state.get("struct_ops_map_id") in _inuse_ids(report, name)
             ):
+                plans.append((name, sha, None, []))
+                continue
+            holders = alive(state.get("holders", []))
+            if state.get("object_sha256") == sha and state.get("options") == asdict(opts):
+                plans.append((name, sha, state, holders))
+            elif holders:
+                raise RegistrationBusy(name, holders)
+            else:
+                plans.append((name, sha, None, []))
+        for name, sha, kept, holders in plans:
+            state = kept
+            if state is None:
                 loaded = _run_loader(["load", "--replace", *opts.loader_args(), name])
                 state = {
                     "object_sha256": sha,
                     "options": asdict(opts),
                     "struct_ops_map_id": loaded["loaded"][name]["struct_ops_map_id"],
                 }
-                _state_path(name).write_text(json.dumps(state))
+            state["holders"] = sorted({*holders, *([holder] if holder is not None else [])})
+            _state_path(name).write_text(json.dumps(state))
             info[name] = {
                 "object_sha256": sha,
                 "implementation": IMPLEMENTATION,

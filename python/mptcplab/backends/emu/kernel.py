@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ from mptcplab.scenario.model import FlowSpec, Scenario
 
 #: The kernel path manager's limit on additional subflows (MPTCP_PM_ADDR_MAX).
 MAX_EXTRA_SUBFLOWS = 8
+#: How often a run waiting for another's coupled registration asks again, seconds.
+_BUSY_POLL_S = 0.5
 # Flows of one emulated run: 5,000 ran (the emulator said it was the bottleneck); beyond the
 # file-descriptor limits and the single traffic program's polling, nothing is measured.
 MAX_EMULATED_FLOWS = 10_000
@@ -360,9 +363,20 @@ def uses_coupled(scenario: Scenario) -> bool:
     return bool(_coupled_names(scenario))
 
 
-def load_coupled(scenario: Scenario) -> dict[str, Any] | None:
+def load_coupled(
+    scenario: Scenario,
+    run_id: str,
+    waiting: Callable[[list[str]], object] | None = None,
+) -> dict[str, Any] | None:
     """Register the coupled congestion controls the scenario uses; returns what the report
-    records (implementation, object hash, options, kernel release), or None if none is used."""
+    records (implementation, object hash, options, kernel release), or None if none is used.
+
+    The run ``run_id`` holds the registrations it uses. Where a live run holds one of them
+    with other options, this waits for it to end (calling ``waiting(run_ids)`` every half
+    second): replaced under that run, the registration would give its later sockets this
+    run's options without a word."""
+    from mptcplab.backends.emu import rundir
+
     names = _coupled_names(scenario)
     if not names:
         return None
@@ -370,10 +384,21 @@ def load_coupled(scenario: Scenario) -> dict[str, Any] | None:
     if module is None:  # check() refused already; kept for type narrowing
         raise UserError("the coupled congestion controls are not part of this build")
     opts = _coupled_options(scenario) or {}
-    try:
-        info = module.ensure_loaded(names, options=module.CCOptions(**opts))
-    except module.KernelCCError as exc:
-        raise UserError(f"cannot load {', '.join(names)}: {exc}") from None
+    while True:
+        try:
+            info = module.ensure_loaded(
+                names,
+                options=module.CCOptions(**opts),
+                holder=run_id,
+                holder_alive=rundir.is_alive,
+            )
+            break
+        except module.RegistrationBusy as busy:
+            if waiting is not None:
+                waiting(busy.holders)
+            time.sleep(_BUSY_POLL_S)
+        except module.KernelCCError as exc:
+            raise UserError(f"cannot load {', '.join(names)}: {exc}") from None
     return {"kernel_release": platform.release(), "congestion_controls": info}
 
 

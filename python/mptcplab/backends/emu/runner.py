@@ -187,7 +187,11 @@ def run_scenario(
         # so that another run ending now does not unregister it (unload_coupled_if_idle).
         run = Run(scenario, progress)
         try:
-            coupled = kernel.load_coupled(scenario)
+            coupled = kernel.load_coupled(
+                scenario,
+                run.rundir.run_id,
+                lambda runs: run.report_stage(f"waiting for run {', '.join(runs)}", 0.0),
+            )
             started = time.monotonic()
             run.report_stage("setting up", 0.0)
             run.build()

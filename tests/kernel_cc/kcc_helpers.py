@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,3 +67,9 @@ def wait_until_no_bpf_objects(timeout_s: float = 10.0) -> list[str]:
 
 def registered_ccs() -> set[str]:
     return set(Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split())
+
+
+def in_force(name: str) -> dict[str, Any]:
+    """The registration in force for ``name``: its one instance in state ``inuse``."""
+    (inst,) = [i for i in kernel_cc.status()[name]["instances"] if i["state"] == "inuse"]
+    return inst

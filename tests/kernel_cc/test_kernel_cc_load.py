@@ -10,10 +10,9 @@ import os
 import signal
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from kcc_helpers import our_bpf_objects, registered_ccs, wait_until_no_bpf_objects
+from kcc_helpers import in_force, our_bpf_objects, registered_ccs, wait_until_no_bpf_objects
 
 from mptcplab.backends import kernel_cc
 from mptcplab.errors import UserError
@@ -92,18 +91,12 @@ def test_unload_asks_its_condition_under_the_loaders_lock(
     assert not registered_ccs() & set(kernel_cc.NAMES)
 
 
-def _in_force(name: str) -> dict[str, Any]:
-    """The registration in force for ``name`` (its inuse instance)."""
-    (inst,) = [i for i in kernel_cc.status()[name]["instances"] if i["state"] == "inuse"]
-    return inst
-
-
 def test_a_registration_live_holders_use_keeps_its_options(
     bpf_built: Path, clean_kernel: None
 ) -> None:
     alive = {"run-a"}
     kernel_cc.ensure_loaded(["mptcp_olia"], holder="run-a", holder_alive=alive.__contains__)
-    first = _in_force("mptcp_olia")
+    first = in_force("mptcp_olia")
     assert first["config"]["olia_min_ssthresh"] == 2
 
     other = kernel_cc.CCOptions(olia_min_ssthresh=1)
@@ -115,19 +108,19 @@ def test_a_registration_live_holders_use_keeps_its_options(
             holder_alive=alive.__contains__,
         )
     assert (busy.value.name, busy.value.holders) == ("mptcp_olia", ["run-a"])
-    assert _in_force("mptcp_olia") == first
+    assert in_force("mptcp_olia") == first
     assert "mptcp_lia" not in registered_ccs(), "a busy name must leave the others as they were"
 
     # The same options are shared with a second holder.
     kernel_cc.ensure_loaded(["mptcp_olia"], holder="run-b", holder_alive=alive.__contains__)
-    assert _in_force("mptcp_olia") == first
+    assert in_force("mptcp_olia") == first
 
     # Once no holder is alive, other options replace the registration.
     alive.clear()
     kernel_cc.ensure_loaded(
         ["mptcp_olia"], options=other, holder="run-c", holder_alive=alive.__contains__
     )
-    replaced = _in_force("mptcp_olia")
+    replaced = in_force("mptcp_olia")
     assert replaced["struct_ops_map_id"] != first["struct_ops_map_id"]
     assert replaced["config"]["olia_min_ssthresh"] == 1
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kcc_helpers import registered_ccs, wait_until_no_bpf_objects
+from kcc_helpers import in_force, registered_ccs, wait_until_no_bpf_objects
 
 from mptcplab import emu, sim
 from mptcplab.backends import kernel_cc
@@ -387,12 +387,7 @@ def test_a_run_needing_other_options_waits_for_the_run_holding_the_registration(
 
         def progress(stage: str, traffic_s: float, duration_s: float) -> None:
             if stage.startswith("waiting"):
-                (inst,) = [
-                    i
-                    for i in kernel_cc.status()["mptcp_olia"]["instances"]
-                    if i["state"] == "inuse"
-                ]
-                floors_while_waiting.append(inst["config"]["olia_min_ssthresh"])
+                floors_while_waiting.append(in_force("mptcp_olia")["config"]["olia_min_ssthresh"])
             if not stages or stages[-1] != stage:
                 stages.append(stage)
 

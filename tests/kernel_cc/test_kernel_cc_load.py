@@ -166,7 +166,11 @@ def test_killed_loader_leaves_a_registration_that_the_cleaner_removes(
     assert {"mptcp_lia", "mptcp_balia"} <= registered_ccs()
     assert "map mptcp_lia" in our_bpf_objects()
 
-    lines = kernel_cc.clean_leftovers()
+    # A run that started meanwhile (the condition, asked under the lock) keeps them.
+    assert kernel_cc.clean_leftovers(unless=lambda: True) == []
+    assert {"mptcp_lia", "mptcp_balia"} <= registered_ccs()
+
+    lines = kernel_cc.clean_leftovers(unless=lambda: False)
     assert any("mptcp_lia" in line for line in lines)
     assert any("mptcp_balia" in line for line in lines)
     assert not registered_ccs() & set(kernel_cc.NAMES)

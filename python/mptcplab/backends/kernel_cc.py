@@ -401,10 +401,12 @@ def unload_all(*, unless: Callable[[], bool] | None = None) -> list[str]:
     return removed
 
 
-def clean_leftovers() -> list[str]:
+def clean_leftovers(*, unless: Callable[[], bool] | None = None) -> list[str]:
     """For ``mptcplab clean``: removes registrations left by killed loaders or crashed runs.
 
-    Returns one line per thing removed; nothing to do (or not root) gives an empty list.
+    ``unless`` is asked under the loaders' lock, as :func:`unload_all` does; answering True
+    (a run is alive) leaves everything in place. Returns one line per thing removed; nothing
+    to do (or not root) gives an empty list.
     """
     if os.geteuid() != 0:
         return []
@@ -412,7 +414,15 @@ def clean_leftovers() -> list[str]:
     stale_state = [n for n in NAMES if _state_path(n).exists()]
     if not leftovers and not stale_state:
         return []
-    removed = unload_all()
+    kept: list[bool] = []
+
+    def asked() -> bool:
+        kept.append(unless is not None and unless())
+        return kept[-1]
+
+    removed = unload_all(unless=asked)
+    if any(kept):
+        return []
     lines = [f"unregistered kernel congestion control {name}" for name in removed]
     lines += [f"removed state of {name}" for name in stale_state if name not in removed]
     return lines

@@ -62,6 +62,10 @@ def clean_all(*, force: bool = False) -> list[str]:
             lines.append(f"removed run directory {rundir.RUN_ROOT / run_id}")
     module = kernel.kernel_cc_module()
     if module is not None and not alive:
+
+        def run_started() -> bool:  # since `alive` was taken; asked under the loaders' lock
+            return not force and any(rundir.is_alive(r) for r in rundir.run_ids())
+
         with contextlib.suppress(Exception):
-            lines += module.clean_leftovers()
+            lines += module.clean_leftovers(unless=run_started)
     return lines

@@ -115,14 +115,18 @@ def _pairs(medians: pd.DataFrame, metric: str) -> Iterator[_Pair]:
                 yield _Pair(factor, a, b, held_levels, by_level[a], by_level[b])
 
 
+def _common_points(a: pd.Series, b: pd.Series) -> pd.DataFrame:
+    """Columns ``a`` and ``b``: the two levels' medians at the points where both have one."""
+    return pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
+
+
 def paired_differences(medians: pd.DataFrame, metric: str) -> list[tuple[str, np.ndarray]]:
     """For each pair of levels that :func:`compare_variants` compares, a label ("olia − lia,
     buf=auto") and the differences b − a of ``metric``'s medians at the points both have: the
     distribution whose median the comparison tests (CoNEXT 2013 plots that of T_A − T_F)."""
     out = []
     for pair in _pairs(medians, metric):
-        both = pd.concat({"a": pair.a_medians, "b": pair.b_medians}, axis=1, join="inner")
-        both = both.dropna()
+        both = _common_points(pair.a_medians, pair.b_medians)
         label = f"{pair.b} − {pair.a}" + (f", {pair.with_text}" if pair.held else "")
         out.append((label, (both["b"] - both["a"]).to_numpy(dtype=float)))
     return out
@@ -169,7 +173,7 @@ def compare_variants(
 
 
 def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
-    both = pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
+    both = _common_points(a, b)
     d = (both["b"] - both["a"]).to_numpy(dtype=float)
     if d.size == 0:
         return {"points": 0, "basis": "points"} | dict.fromkeys(COLUMNS[6:13], float("nan"))

@@ -312,9 +312,6 @@ def ensure_loaded(
     if not _built():
         _build()
 
-    def alive(holders: list[str]) -> list[str]:
-        return [h for h in holders if holder_alive is not None and holder_alive(h)]
-
     info: dict[str, dict[str, Any]] = {}
     with _locked():
         report = status()
@@ -330,7 +327,7 @@ def ensure_loaded(
             ):
                 plans.append((name, sha, None, []))
                 continue
-            holders = alive(state.get("holders", []))
+            holders = [h for h in state.get("holders", []) if holder_alive and holder_alive(h)]
             if state.get("object_sha256") == sha and state.get("options") == asdict(opts):
                 plans.append((name, sha, state, holders))
             elif holders:
@@ -346,7 +343,7 @@ def ensure_loaded(
                     "options": asdict(opts),
                     "struct_ops_map_id": loaded["loaded"][name]["struct_ops_map_id"],
                 }
-            state["holders"] = sorted({*holders, *([holder] if holder is not None else [])})
+            state["holders"] = sorted({*holders, holder} if holder is not None else set(holders))
             _state_path(name).write_text(json.dumps(state))
             info[name] = {
                 "object_sha256": sha,
@@ -414,15 +411,11 @@ def clean_leftovers(*, unless: Callable[[], bool] | None = None) -> list[str]:
     stale_state = [n for n in NAMES if _state_path(n).exists()]
     if not leftovers and not stale_state:
         return []
-    kept: list[bool] = []
-
-    def asked() -> bool:
-        kept.append(unless is not None and unless())
-        return kept[-1]
-
-    removed = unload_all(unless=asked)
-    if any(kept):
-        return []
+    removed = unload_all(unless=unless)
     lines = [f"unregistered kernel congestion control {name}" for name in removed]
-    lines += [f"removed state of {name}" for name in stale_state if name not in removed]
+    lines += [
+        f"removed state of {name}"
+        for name in stale_state
+        if name not in removed and not _state_path(name).exists()
+    ]
     return lines

@@ -38,7 +38,7 @@ def _kill(pid: int) -> bool:
 def clean_all(*, force: bool = False) -> list[str]:
     """Returns one line per thing removed."""
     lines: list[str] = []
-    alive = set() if force else {r for r in rundir.run_ids() if rundir.is_alive(r)}
+    alive = set() if force else rundir.live_run_ids()
     for pid, run_id in sorted(rundir.our_processes().items()):
         if run_id not in alive and _kill(pid):
             lines.append(f"killed process {pid} of run {run_id}")
@@ -62,10 +62,8 @@ def clean_all(*, force: bool = False) -> list[str]:
             lines.append(f"removed run directory {rundir.RUN_ROOT / run_id}")
     module = kernel.kernel_cc_module()
     if module is not None and not alive:
-
-        def run_started() -> bool:  # since `alive` was taken; asked under the loaders' lock
-            return not force and any(rundir.is_alive(r) for r in rundir.run_ids())
-
+        # A run that started since `alive` was taken; asked under the loaders' lock.
+        run_started = None if force else lambda: bool(rundir.live_run_ids())
         with contextlib.suppress(Exception):
             lines += module.clean_leftovers(unless=run_started)
     return lines

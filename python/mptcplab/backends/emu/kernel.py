@@ -417,10 +417,7 @@ def unload_coupled_if_idle() -> None:
     if module is None:
         return
 
-    def another_run_alive() -> bool:
-        return any(rundir.is_alive(r) for r in rundir.run_ids())
-
     try:
-        module.unload_all(unless=another_run_alive)
+        module.unload_all(unless=lambda: bool(rundir.live_run_ids()))
     except module.KernelCCError as exc:
         raise EmulatorError(f"cannot unregister the coupled congestion controls: {exc}") from None

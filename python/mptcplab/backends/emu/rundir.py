@@ -69,6 +69,11 @@ def is_alive(run_id: str) -> bool:
     return False
 
 
+def live_run_ids() -> set[str]:
+    """The runs whose orchestrator is alive."""
+    return {r for r in run_ids() if is_alive(r)}
+
+
 def run_ids() -> list[str]:
     try:
         return sorted(p.name for p in RUN_ROOT.iterdir() if p.is_dir())

@@ -58,11 +58,12 @@ def to_pandas(store: Store | str | Path, *, references: bool = False) -> pd.Data
     try:
         rows = db.task_rows()
         designs = db.designs()
+        reference_flow = _reference_flow_ids(db, rows)
     finally:
         if owned:
             db.close()
-    goodput_of = {
-        r["run_key"]: r["metrics"]["goodput_mbps"]
+    reference_metrics_of = {
+        r["run_key"]: r["metrics"]
         for r in rows
         if r["role"] == "reference" and r["status"] == "done" and r["metrics"]
     }
@@ -80,9 +81,11 @@ def to_pandas(store: Store | str | Path, *, references: bool = False) -> pd.Data
         record.update(r["variant"])
         record.update(r["factors"])
         metrics = dict(r["metrics"] or {})
-        keys = r["reference_keys"]
-        if r["status"] == "done" and keys and all(k in goodput_of for k in keys):
-            metrics.update(_reference_based(metrics, [goodput_of[k] for k in keys]))
+        path_goodputs = _reference_goodputs(
+            r["reference_keys"], reference_flow.get(r["run_key"]), reference_metrics_of
+        )
+        if r["status"] == "done" and path_goodputs is not None:
+            metrics.update(_reference_based(metrics, path_goodputs))
         record.update(metrics)
         records.append(record)
     frame = pd.DataFrame.from_records(records)
@@ -109,6 +112,37 @@ def traced_runs(
         trace = scenario.get("trace") or []
         if isinstance(trace, list) and kind in trace:
             yield variant, scenario, store.report(key) or {}
+
+
+def _reference_flow_ids(db: Store, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The id of the MPTCP flow of each finished main run that has reference runs: the flow
+    its reference runs replace by single-path TCP, keeping its id and the other flows."""
+    out: dict[str, str] = {}
+    for r in rows:
+        if r["role"] != "main" or r["status"] != "done" or not r["reference_keys"]:
+            continue
+        if r["run_key"] in out:
+            continue
+        scenario = db.scenario(r["run_key"]) or {}
+        mptcp = [f["id"] for f in scenario.get("flows", ()) if f.get("protocol") == "mptcp"]
+        if len(mptcp) == 1:
+            out[r["run_key"]] = mptcp[0]
+    return out
+
+
+def _reference_goodputs(
+    keys: list[str] | None, flow: str | None, metrics_of: Mapping[str, Mapping[str, float]]
+) -> list[float] | None:
+    """What single-path TCP got on each path in the MPTCP flow's place: that flow's goodput in
+    each reference run — not the run's total, which counts the flows sharing the paths with
+    it. None unless every reference run finished and reported it."""
+    if not keys or flow is None:
+        return None
+    name = f"group_goodput_mbps.{flow}"
+    goodputs = [metrics_of.get(k, {}).get(name) for k in keys]
+    if any(g is None for g in goodputs):
+        return None
+    return [float(g) for g in goodputs if g is not None]
 
 
 def _reference_based(metrics: dict[str, float], path_goodputs: list[float]) -> dict[str, float]:

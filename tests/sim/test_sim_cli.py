@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,32 @@ def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
         proc.kill()
     assert proc.returncode == 130, err
     assert err.strip() == "interrupted"
+
+
+@needs_engine
+@pytest.mark.parametrize("after_s", [0.1, 0.3, 0.6])
+def test_ctrl_c_while_the_command_starts_leaves_no_traceback(after_s: float) -> None:
+    # Interrupted while the interpreter imports the library (before any command runs).
+    exe = Path(sys.executable).with_name("mptcplab")
+    if not exe.exists():
+        pytest.skip("the mptcplab console script is not installed (make build)")
+    proc = subprocess.Popen(
+        [str(exe), "sim", str(DEFAULT), "--duration", "1e6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(after_s)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "Traceback" not in err, err
+    # Before the interpreter installs its handler the signal ends the process by itself.
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, err)
+    if proc.returncode == 130:
+        assert err.strip() == "interrupted"
 
 
 def test_an_output_that_cannot_be_written_is_refused_before_the_run(

@@ -364,8 +364,12 @@ class FlowSpec(_Model):
     """Delay before each additional subflow's join handshake, seconds. Default: the first
     subflow's round trip."""
     penalization: Penalization | None = None
-    """MPTCP: penalise slow subflows that block the receive window (spec §3.6): ``off``,
-    ``nsdi12`` or ``conext13``. Default conext13."""
+    """MPTCP: penalise slow subflows that block the receive window (spec §3.6): ``off``;
+    ``nsdi12``, the out-of-tree code of 2011-2013 (the holder of the head of line is halved when
+    its cwnd/srtt is below the sender's, at most once per its own srtt, and its ssthresh set
+    to the halved window); ``conext13``, the later code with the CoNEXT 2013 fix (halved when
+    its srtt is longer and it is not recovering, at most once per the sender's srtt, ssthresh
+    kept in slow start). Default conext13."""
     opportunistic_retransmit: bool | None = None
     """MPTCP: opportunistic retransmission of the head-of-line segment. Default true."""
     tcp: TcpOptions = Field(default_factory=TcpOptions)

@@ -133,7 +133,6 @@ pub struct Connection {
     // Rarely read.
     sndbuf_cap: u64,
     rbuf_opts: RbufOptions,
-    last_penalty: Option<SimTime>,
     /// MPTCP-level retransmission timer (upstream semantics, linger scheduler only).
     rtx_timer: Timer,
     /// Upstream `msk->timer_ival`: the interval every (re)start of `rtx_timer` uses, taken
@@ -184,7 +183,6 @@ impl Connection {
                 oretx_rtt_factor: spec.tcp.oretx_rtt_factor,
                 oretx_small_cwnd: spec.tcp.oretx_small_cwnd,
             },
-            last_penalty: None,
             mss: MSS_BYTES,
             data_una: 0,
             snd_nxt_dsn: 0,
@@ -418,14 +416,7 @@ impl Connection {
             sent_mask: front.sent_mask,
             holder: front.holder as usize,
         };
-        if maybe_penalize(
-            &self.rbuf_opts,
-            &mut self.subflows,
-            s,
-            &head,
-            &mut self.last_penalty,
-            ctx.now,
-        ) {
+        if maybe_penalize(&self.rbuf_opts, &mut self.subflows, s, &head, ctx.now) {
             self.counters.penalizations += 1;
             self.views[head.holder] = self.subflows[head.holder].view();
         }

@@ -6,15 +6,22 @@
 //! Multipath TCP", CoNEXT 2013 §5: leave ssthresh alone while the penalised subflow is in slow
 //! start.
 //!
-//! The two variants differ only in the slow subflow's ssthresh:
-//! - `nsdi12`: the 2012 out-of-tree code (`net/mptcp/mptcp_output.c` of that time) sets
+//! The two variants are the code before and after that fix; they differ in which subflow is
+//! penalised, how often, and its ssthresh:
+//! - `nsdi12`: the out-of-tree code of 2011–2013 (`mptcp_output.c`, the code the CoNEXT 2013
+//!   study measured): the holder T of the head of line is penalised when its rate is below that
+//!   of the subflow S that found the window full (`cwnd_T/srtt_T < cwnd_S/srtt_S`), whatever
+//!   its congestion state, at most once per srtt of T (T's own `last_rbuf_opti`); it sets
 //!   `snd_ssthresh = max(snd_cwnd, 2)` after halving `snd_cwnd`: ssthresh becomes the halved
 //!   window, so a subflow penalised during slow start leaves it at once — the behaviour the
-//!   CoNEXT 2013 study found harmful on high-BDP paths. (An intermediate version halved only a
-//!   finite ssthresh; in a run that starts with an infinite ssthresh it differs from the fix only
-//!   after a timeout, which is why it is not the reference here.)
-//! - `conext13`: halve ssthresh only if the subflow was not in slow start
-//!   (`prior_cwnd >= snd_ssthresh`), otherwise leave it.
+//!   CoNEXT 2013 study found harmful on high-BDP paths.
+//! - `conext13`: the later `mptcp_sched.c`: T is penalised when S has the shorter srtt and T is
+//!   in CA state Open (not recovering, no timeout under way), at most once per srtt of S (S's
+//!   `last_rbuf_opti`); ssthresh is halved only if T was not in slow start
+//!   (`prior_cwnd >= snd_ssthresh`), otherwise left alone. (An intermediate version already
+//!   had this trigger and halved only a finite ssthresh.)
+//!
+//! Opportunistic retransmission is the same in both.
 
 use crate::scenario::Penalization;
 use crate::tcp::Subflow;
@@ -38,41 +45,60 @@ pub struct HeadOfLine {
     pub holder: usize,
 }
 
-/// Penalise the holder of the head of line if `s` is faster; at most once per srtt of `s`.
+/// Penalise the holder of the head of line if `s` is faster, by the variant's rules.
 /// Returns true when a penalty was applied.
 pub fn maybe_penalize(
     opts: &RbufOptions,
     subflows: &mut [Subflow],
     s: usize,
     head: &HeadOfLine,
-    last_penalty: &mut Option<SimTime>,
     now: SimTime,
 ) -> bool {
-    if opts.penalization == Penalization::Off || head.holder == s {
+    let t = head.holder;
+    if opts.penalization == Penalization::Off || t == s {
         return false;
     }
-    let srtt_s = subflows[s].rtt.srtt;
-    if let Some(last) = *last_penalty {
-        if (now - last).as_secs_f64() < srtt_s {
-            return false;
+    let (fast, slow) = (&subflows[s], &subflows[t]);
+    let penalise = match opts.penalization {
+        Penalization::Off => false,
+        // cwnd_T/srtt_T < cwnd_S/srtt_S, as the kernel compared it (in whole products).
+        Penalization::Nsdi12 => {
+            !recent(slow.last_rbuf_opti, slow.rtt.srtt, now)
+                && slow.cwnd * fast.rtt.srtt < fast.cwnd * slow.rtt.srtt
         }
-    }
-    let t = &mut subflows[head.holder];
-    if srtt_s >= t.rtt.srtt || t.in_recovery || t.in_loss_state() {
+        Penalization::Conext13 => {
+            !recent(fast.last_rbuf_opti, fast.rtt.srtt, now)
+                && fast.rtt.srtt < slow.rtt.srtt
+                && !slow.in_recovery
+                && !slow.in_loss_state()
+        }
+    };
+    if !penalise {
         return false;
     }
-    let mss = t.mss() as f64;
-    let in_slow_start = t.cwnd < t.ssthresh;
-    t.cwnd = (t.cwnd / 2.0).max(mss);
+    let slow = &mut subflows[t];
+    let mss = slow.mss() as f64;
+    let in_slow_start = slow.cwnd < slow.ssthresh;
+    slow.cwnd = (slow.cwnd / 2.0).max(mss);
     match opts.penalization {
-        Penalization::Nsdi12 => t.ssthresh = t.cwnd.max(2.0 * mss),
-        Penalization::Conext13 if !in_slow_start => {
-            t.ssthresh = (t.ssthresh / 2.0).max(2.0 * mss);
+        Penalization::Nsdi12 => {
+            slow.ssthresh = slow.cwnd.max(2.0 * mss);
+            slow.last_rbuf_opti = Some(now);
         }
-        Penalization::Conext13 | Penalization::Off => {}
+        Penalization::Conext13 => {
+            if !in_slow_start {
+                slow.ssthresh = (slow.ssthresh / 2.0).max(2.0 * mss);
+            }
+            subflows[s].last_rbuf_opti = Some(now);
+        }
+        Penalization::Off => {}
     }
-    *last_penalty = Some(now);
     true
+}
+
+/// Whether a penalty at `last` is less than `srtt_s` seconds before `now`.
+fn recent(last: Option<SimTime>, srtt_s: f64, now: SimTime) -> bool {
+    last.is_some_and(|last| (now - last).as_secs_f64() < srtt_s)
 }
 
 /// Whether the head of line should be re-sent on subflow `s` (opportunistic retransmission).
@@ -123,29 +149,37 @@ mod tests {
         holder: 1,
     };
 
+    const MSS: f64 = 1448.0;
+
+    fn penalize(variant: Penalization, sfs: &mut [Subflow], s: usize, at_ms: u64) -> bool {
+        let head = if s == 0 {
+            HEAD_ON_SLOW
+        } else {
+            HeadOfLine {
+                holder: 0,
+                sent_mask: 0b01,
+                ..HEAD_ON_SLOW
+            }
+        };
+        maybe_penalize(&opts(variant), sfs, s, &head, SimTime::from_millis(at_ms))
+    }
+
     /// In slow start NSDI 2012 sets ssthresh to the halved window (ending slow start, even from
     /// an infinite ssthresh); the CoNEXT 2013 fix leaves ssthresh alone (spec §3.6).
     #[test]
     fn the_variants_differ_on_ssthresh_in_slow_start() {
         for (variant, ssthresh, expected_ssthresh) in [
-            (Penalization::Nsdi12, f64::INFINITY, 15.0 * 1448.0),
-            (Penalization::Nsdi12, 40.0 * 1448.0, 15.0 * 1448.0),
+            (Penalization::Nsdi12, f64::INFINITY, 15.0 * MSS),
+            (Penalization::Nsdi12, 40.0 * MSS, 15.0 * MSS),
             (Penalization::Conext13, f64::INFINITY, f64::INFINITY),
-            (Penalization::Conext13, 40.0 * 1448.0, 40.0 * 1448.0),
+            (Penalization::Conext13, 40.0 * MSS, 40.0 * MSS),
         ] {
             let mut sfs = pair();
-            sfs[1].cwnd = 30.0 * 1448.0;
+            sfs[0].cwnd = 10.0 * MSS; // 500 segments/s against the slow one's 150
+            sfs[1].cwnd = 30.0 * MSS;
             sfs[1].ssthresh = ssthresh;
-            let mut last = None;
-            assert!(maybe_penalize(
-                &opts(variant),
-                &mut sfs,
-                0,
-                &HEAD_ON_SLOW,
-                &mut last,
-                SimTime::from_millis(500)
-            ));
-            assert_eq!(sfs[1].cwnd, 15.0 * 1448.0);
+            assert!(penalize(variant, &mut sfs, 0, 500));
+            assert_eq!(sfs[1].cwnd, 15.0 * MSS);
             assert_eq!(
                 sfs[1].ssthresh, expected_ssthresh,
                 "{variant:?} from {ssthresh}"
@@ -153,63 +187,76 @@ mod tests {
         }
     }
 
-    /// In congestion avoidance the fix halves cwnd and ssthresh; penalties are spaced by the
-    /// fast subflow's RTT; a slower subflow never penalises a faster one; `off` never does.
+    /// In congestion avoidance the fix halves cwnd and ssthresh; its penalties are spaced by
+    /// the fast subflow's RTT; a slower subflow never penalises a faster one; `off` never does.
     #[test]
-    fn penalties_follow_the_rules() {
+    fn conext13_penalties_follow_the_rules() {
         let mut sfs = pair();
-        sfs[1].cwnd = 40.0 * 1448.0;
-        sfs[1].ssthresh = 30.0 * 1448.0;
-        let mut last = None;
-        let t0 = SimTime::from_millis(500);
-        assert!(maybe_penalize(
-            &opts(Penalization::Conext13),
-            &mut sfs,
-            0,
-            &HEAD_ON_SLOW,
-            &mut last,
-            t0
-        ));
-        assert_eq!(
-            (sfs[1].cwnd, sfs[1].ssthresh),
-            (20.0 * 1448.0, 15.0 * 1448.0)
+        sfs[1].cwnd = 40.0 * MSS;
+        sfs[1].ssthresh = 30.0 * MSS;
+        assert!(penalize(Penalization::Conext13, &mut sfs, 0, 500));
+        assert_eq!((sfs[1].cwnd, sfs[1].ssthresh), (20.0 * MSS, 15.0 * MSS));
+        assert!(
+            !penalize(Penalization::Conext13, &mut sfs, 0, 510),
+            "within 20 ms"
         );
-        assert!(!maybe_penalize(
-            &opts(Penalization::Conext13),
-            &mut sfs,
-            0,
-            &HEAD_ON_SLOW,
-            &mut last,
-            t0 + SimTime::from_millis(10)
-        ));
-        assert!(maybe_penalize(
-            &opts(Penalization::Conext13),
-            &mut sfs,
-            0,
-            &HEAD_ON_SLOW,
-            &mut last,
-            t0 + SimTime::from_millis(30)
-        ));
-        let head_on_fast = HeadOfLine {
-            holder: 0,
-            sent_mask: 0b01,
-            ..HEAD_ON_SLOW
+        assert!(penalize(Penalization::Conext13, &mut sfs, 0, 530));
+        assert!(!penalize(Penalization::Conext13, &mut pair(), 1, 500));
+        assert!(!penalize(Penalization::Off, &mut pair(), 0, 500));
+    }
+
+    /// The 2012 code compares rates, not round-trip times: a shorter-RTT subflow with a small
+    /// window does not penalise a long-RTT one that carries more, and a long-RTT subflow that
+    /// carries more penalises a short-RTT one that carries less; the fix compares srtt alone.
+    #[test]
+    fn nsdi12_penalises_the_slower_rate_and_conext13_the_longer_rtt() {
+        let setup = || {
+            let mut sfs = pair();
+            sfs[0].cwnd = 2.0 * MSS; // 100 segments/s at 20 ms
+            sfs[1].cwnd = 40.0 * MSS; // 200 segments/s at 200 ms
+            sfs[1].ssthresh = 30.0 * MSS;
+            sfs
         };
-        assert!(!maybe_penalize(
-            &opts(Penalization::Conext13),
-            &mut sfs,
-            1,
-            &head_on_fast,
-            &mut None,
-            t0
-        ));
-        assert!(!maybe_penalize(
-            &opts(Penalization::Off),
-            &mut sfs,
+        assert!(!penalize(Penalization::Nsdi12, &mut setup(), 0, 500));
+        assert!(penalize(Penalization::Conext13, &mut setup(), 0, 500));
+        // The long-RTT subflow finds the window full behind the short one's segment.
+        assert!(penalize(Penalization::Nsdi12, &mut setup(), 1, 500));
+        assert!(!penalize(Penalization::Conext13, &mut setup(), 1, 500));
+    }
+
+    /// The 2012 code spaces penalties by the penalised subflow's RTT and penalises whatever its
+    /// congestion state; the fix spaces them by the penalising subflow's RTT and spares a
+    /// subflow in recovery.
+    #[test]
+    fn nsdi12_spacing_and_state() {
+        let mut sfs = pair();
+        sfs[0].cwnd = 10.0 * MSS;
+        sfs[1].cwnd = 40.0 * MSS;
+        sfs[1].ssthresh = 30.0 * MSS;
+        assert!(penalize(Penalization::Nsdi12, &mut sfs, 0, 500));
+        assert!(
+            !penalize(Penalization::Nsdi12, &mut sfs, 0, 530),
+            "within 200 ms"
+        );
+        assert!(
+            !penalize(Penalization::Nsdi12, &mut sfs, 0, 690),
+            "within 200 ms"
+        );
+        assert!(penalize(Penalization::Nsdi12, &mut sfs, 0, 710));
+
+        let in_recovery = || {
+            let mut sfs = pair();
+            sfs[0].cwnd = 10.0 * MSS;
+            sfs[1].cwnd = 40.0 * MSS;
+            sfs[1].in_recovery = true;
+            sfs
+        };
+        assert!(penalize(Penalization::Nsdi12, &mut in_recovery(), 0, 500));
+        assert!(!penalize(
+            Penalization::Conext13,
+            &mut in_recovery(),
             0,
-            &HEAD_ON_SLOW,
-            &mut None,
-            t0
+            500
         ));
     }
 

@@ -144,6 +144,9 @@ pub struct Subflow {
     /// `rcv_tstamp` they were counted against (`mptcp_pm_subflow_chk_stale`).
     pub stale_count: u8,
     pub stale_rcv_tstamp: SimTime,
+    /// When a penalty last involved this subflow (`last_rbuf_opti`, spec §3.6): the penalised
+    /// subflow's under `nsdi12`, the penalising one's under `conext13`.
+    pub last_rbuf_opti: Option<SimTime>,
     pub base_rtt: SimTime,
     pub start_time: SimTime,
 }
@@ -194,6 +197,7 @@ impl Subflow {
             rcv_tstamp: SimTime::ZERO,
             stale_count: 0,
             stale_rcv_tstamp: SimTime::ZERO,
+            last_rbuf_opti: None,
             stale: false,
             rcv_nxt: 0,
             ooo: ReorderQueue::default(),

@@ -218,7 +218,8 @@ pub struct FlowSpec {
     /// `auto` (Linux dynamic right-sizing) or `fixed`. Default `auto` unless `rcvbuf_bytes` is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf: Option<BufferMode>,
-    /// Cap of the auto-tuned receive buffer, bytes. Default 4 MiB.
+    /// Cap of the auto-tuned receive buffer (the window it may advertise, as `rcvbuf_bytes`),
+    /// bytes. Default 4 MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf_max_bytes: Option<u64>,
     /// Fixed send buffer, bytes. Default: auto-tuned like Linux's `tcp_sndbuf_expand`

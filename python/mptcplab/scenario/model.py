@@ -343,7 +343,8 @@ class FlowSpec(_Model):
     """``auto`` (Linux dynamic right-sizing) or ``fixed``. Default ``auto`` unless
     ``rcvbuf_bytes`` is set."""
     rcvbuf_max_bytes: U64 | None = None
-    """Cap of the auto-tuned receive buffer, bytes. Default 4 MiB."""
+    """Cap of the auto-tuned receive buffer (the window it may advertise, as ``rcvbuf_bytes``),
+    bytes. Default 4 MiB."""
     sndbuf_bytes: U64 | None = None
     """Fixed send buffer, bytes. Default: auto-tuned like Linux's ``tcp_sndbuf_expand``
     (2 · max(cwnd, 10) segments of 2304 charged bytes per subflow, about 3.2 windows of payload,

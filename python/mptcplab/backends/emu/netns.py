@@ -88,6 +88,20 @@ def _buffers(low: int, default: int, cap: int) -> str:
     return f"{low} {min(default, cap)} {cap}"
 
 
+#: Received data sits in MSS-sized buffers that the kernel charges about twice their payload,
+#: and it advertises about half of its receive memory as window (it doubles a fixed SO_RCVBUF
+#: for that reason). A scenario's receive sizes are window, fixed or as the auto-tuning cap (as
+#: in the simulator), so the cap becomes twice as much memory. (The send side needs no factor:
+#: a bulk sender's large buffers are charged about their payload, and the simulator models
+#: the send buffer as that memory.)
+RECEIVE_MEMORY_PER_WINDOW_BYTE = 2
+_SYSCTL_INT_MAX = 2**31 - 1
+
+
+def _receive_memory(window_cap: int) -> int:
+    return min(RECEIVE_MEMORY_PER_WINDOW_BYTE * window_cap, _SYSCTL_INT_MAX)
+
+
 COMMON_SYSCTLS = {
     # IPv4 only: no router solicitations or MLD reports on the emulated links.
     "net.ipv6.conf.all.disable_ipv6": "1",
@@ -146,7 +160,7 @@ def configure_server(group: Group, *, rcvbuf_cap: int, autotune: bool) -> None:
         group.server_ns,
         {
             **COMMON_SYSCTLS,
-            "net.ipv4.tcp_rmem": _buffers(4096, 131072, rcvbuf_cap),
+            "net.ipv4.tcp_rmem": _buffers(4096, 131072, _receive_memory(rcvbuf_cap)),
             "net.ipv4.tcp_moderate_rcvbuf": "1" if autotune else "0",
         },
     )

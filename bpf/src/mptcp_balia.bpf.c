@@ -30,13 +30,17 @@ void BPF_PROG(balia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	}
 	cc_load_config(&cfg);
 	cc_refresh(sk, ca, cc_ca_state(sk), &cfg, &snap);
+	cc_view_build(snap.path, &view);
+	if (cc_alone(&view)) {
+		tcp_reno_cong_avoid(sk, ack, acked);
+		return;
+	}
 	if (!cc_is_cwnd_limited(tp))
 		return;
 	if (cc_in_slow_start(tp)) {
 		tcp_slow_start(tp, acked);
 		return;
 	}
-	cc_view_build(snap.path, &view);
 	threshold = cc_balia_threshold_q16(&view, cc_self_x(&view, snap.self), tp->snd_cwnd);
 	cc_count_and_increase(tp, ca, threshold, acked, &cfg);
 }

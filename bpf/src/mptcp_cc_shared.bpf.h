@@ -313,6 +313,15 @@ static __always_inline void cc_release_common(struct sock *sk)
 	ca->token = 0;
 }
 
+/* Alone on its connection (fewer than two paths in the aggregates), a subflow runs Reno
+ * exactly, as the simulator does: RFC 6356 §3 makes the one-path increase Reno's, and Reno
+ * counts the segments each ACK covers. The coupled step, counted per ACK (the default, as the
+ * out-of-tree modules count), would grow half as fast under delayed ACKs. */
+static __always_inline bool cc_alone(const struct cc_view *v)
+{
+	return v->n < 2;
+}
+
 /* One congestion-avoidance step of LIA and BALIA: count this ACK toward the threshold and
  * grow cwnd by the segments earned, up to the clamp. */
 static __always_inline void cc_count_and_increase(struct tcp_sock *tp, struct cc_priv *ca,

@@ -37,13 +37,17 @@ void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	ca->loss3 = tp->snd_una;
 	cc_load_config(&cfg);
 	cc_refresh(sk, ca, cc_ca_state(sk), &cfg, &snap);
+	cc_view_build(snap.path, &view);
+	if (cc_alone(&view)) {
+		tcp_reno_cong_avoid(sk, ack, acked);
+		return;
+	}
 	if (!cc_is_cwnd_limited(tp))
 		return;
 	if (cc_in_slow_start(tp)) {
 		tcp_slow_start(tp, acked);
 		return;
 	}
-	cc_view_build(snap.path, &view);
 	cc_olia_terms(snap.path, &view, snap.self, &terms);
 	if (acked > OLIA_MAX_ACKED_PER_STEP)
 		acked = OLIA_MAX_ACKED_PER_STEP;

@@ -90,7 +90,8 @@ impl CongestionControl for Balia {
         let mss = self.params.mss;
         let counted = self.params.counted_bytes(bytes_acked);
         match self.rates(i, subflows) {
-            // Alone, the subflow runs Reno exactly, as the Linux modules do.
+            // Alone, the subflow runs Reno exactly (RFC 6356 §3), counting acknowledged bytes as
+            // Reno does; the out-of-tree Linux modules count per ACK here, our BPF programs not.
             None => v.cwnd + mss * bytes_acked as f64 / v.cwnd,
             Some(x) => {
                 let a = x.alpha();

@@ -73,7 +73,8 @@ impl CongestionControl for Lia {
         let mss = self.params.mss;
         let counted = self.params.counted_bytes(bytes_acked);
         match self.alpha_and_total(i, subflows) {
-            // Alone, the subflow runs Reno exactly, as the Linux modules do.
+            // Alone, the subflow runs Reno exactly (RFC 6356 §3), counting acknowledged bytes as
+            // Reno does; the out-of-tree Linux modules count per ACK here, our BPF programs not.
             None => v.cwnd + mss * u64_to_f64(bytes_acked) / v.cwnd,
             Some((alpha, total)) => {
                 let coupled = alpha * mss * counted / total;

@@ -123,7 +123,8 @@ impl CongestionControl for Olia {
         let participants = subflows.iter().filter(|v| v.participates()).count();
         if !v.participates() || participants < 2 {
             // One path: the Kelly–Voice term is 1/w and α = 0, i.e. Reno's increase.
-            // Alone, the subflow runs Reno exactly, as the Linux module does.
+            // Alone, the subflow runs Reno exactly, counting acknowledged bytes as Reno does;
+            // the out-of-tree Linux module counts per ACK here, our BPF program not.
             return v.cwnd + mss * bytes_acked as f64 / v.cwnd;
         }
         let rate_sum: f64 = subflows

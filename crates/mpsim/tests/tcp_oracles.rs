@@ -193,6 +193,43 @@ fn sack_repairs_a_slow_start_overshoot_quickly() {
     );
 }
 
+/// NewReno resets the retransmission timer on the first partial ACK of a recovery only
+/// (RFC 6582 §3.2 step 3, the "Impatient" variant of §4): a window that lost many segments ends
+/// in a timeout about an RTO after that ACK, not after one round trip per lost segment. Slow
+/// start into 100 Mbit/s at 100 ms with a 100-packet buffer loses about 160 segments of one
+/// window near 0.7 s; one round trip each would keep the recovery going for about 16 s.
+#[test]
+fn newreno_ends_a_recovery_of_many_losses_with_a_timeout() {
+    let r = run(json!({
+        "duration_s": 20.0, "seed": 1,
+        "links": [link("l", 100.0, 50.0, json!({"kind": "droptail", "packets": 100}))],
+        "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]],
+                   "rcvbuf_bytes": 268_435_456u64, "sndbuf_bytes": 268_435_456u64,
+                   "tcp": {"sack": false}}],
+        "trace": ["cwnd"], "trace_interval_ms": 10.0
+    }));
+    let traces = r.traces.as_ref().expect("traces");
+    // A timeout leaves one segment of window; nothing else takes it below two once slow start
+    // has grown it (the trace starts at zero, before the handshake).
+    let first_timeout_s = traces
+        .time_s
+        .iter()
+        .zip(&traces.cwnd[0].values)
+        .skip_while(|(_, &w)| w < 10.0 * MSS)
+        .find(|(_, &w)| w < 2.0 * MSS)
+        .map(|(&t, _)| t);
+    println!(
+        "first timeout near {first_timeout_s:?} s; timeouts {}",
+        flow(&r, "f").subflows[0].timeouts
+    );
+    // The first partial ACK comes a round trip after the losses (about 0.85 s); the Linux RTO
+    // is then srtt (up to 0.1 s of propagation and 0.12 s of queue) plus 0.2 s.
+    assert!(
+        first_timeout_s.is_some_and(|t| t <= 1.5),
+        "first timeout at {first_timeout_s:?} s"
+    );
+}
+
 /// A flow whose application stops writing gives its share back: two Reno flows share a
 /// 10 Mbit/s link until one stops at 10 s; the other then fills the link (one BDP of buffer, as
 /// in the first test), and the stopped flow delivers no more than the link could carry while it

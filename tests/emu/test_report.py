@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from mptcplab import sim
 from mptcplab.backends.emu import addressing
 from mptcplab.backends.emu.report import RunData, build, congestion_mismatches, jain, summarize
 from mptcplab.results import Report
@@ -280,6 +281,29 @@ def test_summaries_match_their_formulas() -> None:
     s = summarize([float(x) for x in range(1, 101)])
     assert s is not None
     assert (s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"]) == (51.0, 95.0, 99.0, 100.0)
+
+
+@pytest.mark.parametrize("duration_s", [2.0, 2.3, 2.6, 3.0, 3.4])
+def test_latency_summaries_are_the_simulators_for_the_same_latencies(duration_s: float) -> None:
+    # The simulator's own summary of the latencies it traced: a backend comparison of block
+    # latency compares the same statistic. Block counts 6-10 include n with (n - 1)/2 a half.
+    scenario = {
+        "duration_s": duration_s,
+        "seed": 1,
+        "links": [{"id": "l", "capacity_mbps": 2.0, "delay_ms": 20.0}],
+        "flows": [
+            {
+                "id": "f",
+                "protocol": "tcp",
+                "paths": [["l"]],
+                "app": {"kind": "blocks", "block_bytes": 65536},
+            }
+        ],
+        "trace": ["blocks"],
+    }
+    report = sim.run(scenario).to_dict()
+    latencies = report["traces"]["blocks"][0]["latency_ms"]
+    assert summarize(latencies) == pytest.approx(report["flows"][0]["block_latency"])
 
 
 def test_a_flow_that_failed_or_fell_back_is_flagged() -> None:

@@ -36,8 +36,9 @@ def block_latencies(store: Store, runs: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def latency_summary(values: np.ndarray) -> dict[str, float | int]:
-    """Blocks, mean, :data:`LATENCY_PERCENTILES` (``p50`` …) and maximum of some block
-    latencies (ms); only ``blocks`` when there are none."""
+    """Blocks, mean, :data:`LATENCY_PERCENTILES` (``p50`` …, interpolated linearly between
+    neighbouring values, numpy's default) and maximum of some block latencies (ms); only
+    ``blocks`` when there are none."""
     summary: dict[str, float | int] = {"blocks": int(values.size)}
     if values.size:
         summary["mean"] = float(values.mean())

@@ -180,8 +180,9 @@ def _latency_section(store: Store, runs: pd.DataFrame) -> str | None:
         "<p>The latency of every application block completed after the warm-up, from the time "
         "the application wrote it to the time the receiving application had read all of it, "
         "pooled over the finished runs of each variant (NSDI 2012, Fig. 7, plots its "
-        "distribution). The runs' <code>block_latency_*</code> metrics summarise each run; "
-        "this is the blocks themselves.</p>"
+        "distribution). The runs' <code>block_latency_*</code> metrics summarise each run "
+        "(nearest-rank percentiles, as the simulator reports them); this is the blocks "
+        "themselves, their percentiles interpolated linearly between neighbouring blocks.</p>"
         + _table(latency_table(latencies))
         + _img(plots.latency_cdf(latencies, _facets(runs, latencies)), "block latency CDF")
     )

@@ -10,6 +10,7 @@ offers an approximation, the ``backend.notes`` say so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,14 +62,16 @@ class RunData:
 
 
 def summarize(latencies_ms: list[float]) -> dict[str, Any] | None:
-    """LatencySummary with the simulator's nearest-rank quantiles."""
+    """LatencySummary with the simulator's nearest-rank quantiles: the value at index
+    (n - 1)·p of the sorted latencies, a half rounded up as Rust's ``f64::round`` does (not to
+    the even index, as Python's ``round``)."""
     if not latencies_ms:
         return None
     lat = sorted(latencies_ms)
     n = len(lat)
 
     def q(p: float) -> float:
-        return lat[round((n - 1) * p)]
+        return lat[math.floor((n - 1) * p + 0.5)]
 
     return {
         "count": n,

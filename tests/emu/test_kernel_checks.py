@@ -102,6 +102,19 @@ def test_a_balia_floor_the_kernels_balia_does_not_have_is_refused() -> None:
         )
 
 
+def test_a_lia_floor_of_one_segment_is_refused() -> None:
+    # The LIA program's ssthresh is tcp_reno_ssthresh (at least two segments); the simulator
+    # honours one. Accepted, the run would report a floor the kernel did not apply.
+    info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
+    err = refusal(scenario(cc="lia", scheduler="linger", tcp={"min_ssthresh_segments": 1}), info)
+    assert err.field == "flows[0].tcp.min_ssthresh_segments"
+    assert "floors ssthresh at two segments" in str(err) and "mptcplab sim" in str(err)
+    for floor in (None, 2):
+        kernel.check(
+            scenario(cc="lia", scheduler="linger", tcp={"min_ssthresh_segments": floor}), info
+        )
+
+
 def test_what_the_kernel_does_itself_is_accepted_explicitly() -> None:
     notes = kernel.check(
         scenario(cc="reno", scheduler="linger", penalization="off", opportunistic_retransmit=False),

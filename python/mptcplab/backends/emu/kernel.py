@@ -310,6 +310,13 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 f"{floor} cannot be emulated: the kernel's BALIA floors ssthresh at one segment "
                 "(as Linux mptcp_balia.c): leave it unset " + SIMULATOR_HINT,
             )
+        if cc == "lia" and floor not in (None, 2):
+            raise _refuse(
+                i,
+                "tcp.min_ssthresh_segments",
+                f"{floor} cannot be emulated: the kernel's LIA floors ssthresh at two segments "
+                "(Reno's ssthresh, as Linux mptcp_coupled.c): leave it unset " + SIMULATOR_HINT,
+            )
         for name in ("rcvbuf_bytes", "sndbuf_bytes", "rcvbuf_max_bytes", "sndbuf_max_bytes"):
             v = getattr(flow, name)
             if v is not None and v > 2**30:

@@ -47,6 +47,13 @@ const UPSTREAM_MIN_TIMEOUT: SimTime = SimTime(200_000_000);
 /// `net.mptcp.stale_loss_cnt` default: retransmission periods without progress before a busy
 /// subflow is marked stale.
 const STALE_LOSS_CNT: u8 = 4;
+/// Upstream `active_max_loss_cnt = max(stale_loss_cnt - 1, 1)`: another subflow counts as an
+/// alternative only with fewer periods without progress than this.
+const ACTIVE_MAX_LOSS_CNT: u8 = if STALE_LOSS_CNT > 2 {
+    STALE_LOSS_CNT - 1
+} else {
+    1
+};
 
 /// The segment count `tcp_sndbuf_expand` sizes a subflow's send buffer for: its largest
 /// congestion window so far (sk_sndbuf never shrinks), at least TCP_INIT_CWND.
@@ -874,7 +881,7 @@ impl Connection {
             return;
         }
         let alternative = self.subflows.iter().enumerate().any(|(j, o)| {
-            j != k && o.established && !o.is_stale() && o.stale_count < STALE_LOSS_CNT
+            j != k && o.established && !o.is_stale() && o.stale_count < ACTIVE_MAX_LOSS_CNT
         });
         if alternative {
             self.subflows[k].stale = true;

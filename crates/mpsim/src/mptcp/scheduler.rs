@@ -73,7 +73,8 @@ fn round_robin(n: usize, last: usize, candidates: u32) -> Option<usize> {
 
 /// Upstream linger-time choice: among established, non-stale subflows, the one with the
 /// smallest `queued / pacing_rate` (queued: in flight plus handed over, not yet sent). Linux
-/// pacing rate: 2·cwnd/srtt in slow start, 1.2·cwnd/srtt in congestion avoidance (bytes/s).
+/// pacing rate (`tcp_update_pacing_rate`): 2·cwnd/srtt below half of ssthresh (early slow
+/// start), 1.2·cwnd/srtt above it (bytes/s).
 /// Whether that subflow has send-buffer room is the caller's test: upstream returns no subflow
 /// when the fastest-draining one is full (`sk_stream_memory_free`), rather than falling back
 /// to a slower one.
@@ -85,7 +86,11 @@ pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
             exclude_mask & (1 << i) == 0 && sf.established && !sf.is_stale() && !sf.in_loss_state()
         })
         .map(|(i, sf)| {
-            let ratio = if sf.cwnd < sf.ssthresh { 2.0 } else { 1.2 };
+            let ratio = if sf.cwnd < sf.ssthresh / 2.0 {
+                2.0
+            } else {
+                1.2
+            };
             let pacing = ratio * sf.cwnd / srtt_or_base(sf);
             let queued = (sf.flight() + sf.assigned_bytes) as f64;
             (i, queued / pacing)
@@ -111,5 +116,44 @@ pub fn pick(
         SchedulerKind::Minrtt | SchedulerKind::Redundant => min_rtt(subflows, candidates),
         SchedulerKind::Roundrobin => round_robin(subflows.len(), rr_last, candidates),
         SchedulerKind::Linger => unreachable!("linger picks by drain time"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::TcpOptions;
+    use crate::time::SimTime;
+
+    const MSS: f64 = 1448.0;
+
+    fn subflow(index: u16, cwnd_segments: f64, ssthresh_segments: f64) -> Subflow {
+        let mut sf = Subflow::new(
+            index,
+            0,
+            1,
+            SimTime::from_millis(100),
+            &TcpOptions::default(),
+        );
+        sf.established = true;
+        sf.rtt.sample(0.1);
+        sf.cwnd = cwnd_segments * MSS;
+        sf.ssthresh = ssthresh_segments * MSS;
+        sf.assigned_bytes = 100_000;
+        sf
+    }
+
+    /// Linux paces at twice the window per RTT only below half of ssthresh
+    /// (`tcp_update_pacing_rate`): a subflow back in slow start after a timeout with 30 of 40
+    /// segments paces at 1.2 × 30 = 36 segments per RTT, slower than one at 20 segments in its
+    /// first slow start (2 × 20 = 40), so the equal queue drains sooner on the second.
+    #[test]
+    fn linger_paces_a_window_above_half_of_ssthresh_at_the_congestion_avoidance_ratio() {
+        let subflows = [subflow(0, 30.0, 40.0), subflow(1, 20.0, f64::INFINITY)];
+        assert_eq!(linger(&subflows, 0), Some(1));
+        let below_half = [subflow(0, 19.0, 40.0), subflow(1, 20.0, f64::INFINITY)];
+        assert_eq!(linger(&below_half, 0), Some(1), "2 × 19 < 2 × 20");
+        let both_early = [subflow(0, 21.0, 50.0), subflow(1, 20.0, f64::INFINITY)];
+        assert_eq!(linger(&both_early, 0), Some(0), "2 × 21 > 2 × 20");
     }
 }

@@ -567,7 +567,7 @@ impl Subflow {
             self.note_cwnd(now);
             if self.snd_una >= self.high_data {
                 self.rto_timer.cancel();
-            } else if !(self.in_recovery && !self.sack) {
+            } else if !self.in_recovery || self.sack {
                 // In a NewReno recovery only its first partial ACK restarts the timer (above):
                 // a window with many losses ends in one timeout rather than one round trip
                 // per lost segment (RFC 6582 §3.2 step 3, §4 "Impatient").

@@ -65,7 +65,9 @@ pub struct LinkSpec {
     /// Bernoulli loss probability applied to each packet entering the link, in [0, 1).
     #[serde(default)]
     pub loss: f64,
-    /// Maximum extra delay, milliseconds, drawn uniformly per packet; never reorders packets.
+    /// Maximum extra delay, milliseconds, drawn uniformly per packet. A packet never leaves
+    /// before the one ahead of it (no reordering), so one drawn short behind one drawn long
+    /// waits for it: the mean extra delay is above half the maximum (linkem does the same).
     #[serde(default)]
     pub jitter_ms: f64,
     /// Capacity of the reverse (ACK) direction, Mbit/s. Default: unlimited, no queueing.

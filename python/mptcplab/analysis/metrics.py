@@ -241,7 +241,8 @@ def _links_max(field: str) -> Callable[[Report, Scenario], float | None]:
 @dataclass(frozen=True)
 class MetricInfo:
     """A metric's name, meaning and unit; ``bounds`` is its theoretical range when it has one
-    (the sensitivity analysis divides by it), else the observed range is used."""
+    (the report flags point medians outside it). The sensitivity analysis divides by the observed
+    range of the metric in every case."""
 
     name: str
     description: str

@@ -301,8 +301,9 @@ class LinkSpec(_Model):
     """Bernoulli loss probability applied to each packet entering the link, in [0, 1).
     Default 0."""
     jitter_ms: float = 0.0
-    """Maximum extra delay, milliseconds, drawn uniformly per packet; never reorders packets.
-    Default 0."""
+    """Maximum extra delay, milliseconds, drawn uniformly per packet. A packet never leaves
+    before the one ahead of it (no reordering), so one drawn short behind one drawn long waits
+    for it: the mean extra delay is above half the maximum (linkem does the same). Default 0."""
     reverse_capacity_mbps: float | None = None
     """Capacity of the reverse (ACK) direction, Mbit/s. Default: unlimited, no queueing."""
     reverse_queue: QueueSpec | None = None

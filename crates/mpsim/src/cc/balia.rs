@@ -13,8 +13,9 @@
 //! `counted/MSS` segments, so
 //!   ΔW_r = MSS · counted · X_r/(rtt_r·(ΣX)²) · (1+α_r)/2 · (4+α_r)/5
 //! where `counted` is [`CcParams::counted_bytes`] (one MSS per ACK, or the bytes it covers).
-//! The decrease is taken from the flight size, as Reno's in this crate (RFC 5681 FlightSize):
-//! ssthresh = max(F − (F/2)·min(α_r, 1.5), floor), which is exactly Reno's max(F/2, floor) for
+//! The decrease is taken from the congestion window W, as Reno's in this crate (Linux; RFC 5681
+//! halves FlightSize, the same for a window-limited sender):
+//! ssthresh = max(W − (W/2)·min(α_r, 1.5), floor), which is exactly Reno's max(W/2, floor) for
 //! the fastest path (α = 1). The floor is one segment, as the draft (§2: 1 MSS with several
 //! paths) and Linux's mptcp_balia.c (`max(snd_cwnd − md, 1)`) both have it, unless the scenario
 //! sets [`CcParams::min_ssthresh`]; with one path it is Reno's. α_r is computed from the windows at the time

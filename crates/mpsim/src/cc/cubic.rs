@@ -21,8 +21,9 @@
 //!   shrink it, while Linux takes the faster of the two growth rates.
 //! - Congestion event (§4.6–4.7): the epoch ends; when ssthresh is set, fast convergence
 //!   W_max = cwnd·(1+β)/2 if cwnd < W_max, else W_max = cwnd; cwnd_prior = cwnd;
-//!   ssthresh = max(flight·β, floor) with β = 0.7. The floor is [`CcParams::min_ssthresh`],
-//!   2 MSS by default as RFC 9438 asks ("cwnd is at least 2").
+//!   ssthresh = max(cwnd·β, floor) with β = 0.7 (Linux; RFC 9438 takes flight size). The
+//!   floor is [`CcParams::min_ssthresh`], 2 MSS by default as RFC 9438 asks ("cwnd is at
+//!   least 2").
 //! - Timeout (§4.8): cwnd goes to 1 MSS (engine), ssthresh via β as above; the first CA epoch
 //!   after it uses K = 0 and W_max = cwnd at the start of the epoch. The same rule applies
 //!   when CA is reached before any congestion event (no W_max known yet).

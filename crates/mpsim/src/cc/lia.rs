@@ -1,7 +1,7 @@
 //! LIA, the Linked Increases Algorithm of RFC 6356 §3–4 (spec §2.3, options of §2.8).
 //!
 //! Only the congestion-avoidance increase is coupled; slow start, fast retransmit/recovery and
-//! the multiplicative decrease (ssthresh = max(flight/2, floor)) stay Reno's.
+//! the multiplicative decrease (ssthresh = max(cwnd/2, floor)) stay Reno's.
 //!
 //! Per ACK on subflow i (RFC 6356 §3, byte form):
 //!   cwnd_i += min(α·MSS·bytes/cwnd_total, MSS·bytes/cwnd_i),

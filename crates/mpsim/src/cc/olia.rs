@@ -3,7 +3,7 @@
 //! issues and a possible solution", CoNEXT 2012 (spec §2.4, options of §2.8).
 //!
 //! Only the congestion-avoidance increase changes; fast retransmit/recovery and the decrease
-//! (ssthresh = max(flight/2, floor)) are Reno's. The floor is [`CcParams::min_ssthresh`]: the
+//! (ssthresh = max(cwnd/2, floor)) are Reno's. The floor is [`CcParams::min_ssthresh`]: the
 //! draft asks for 1 MSS with several paths, Linux keeps 2 (spec §8 item 3), so it is an option.
 //!
 //! Per ACK on path r in congestion avoidance, with windows in segments and per segment acked,

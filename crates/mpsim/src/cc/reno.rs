@@ -1,5 +1,6 @@
 //! Reno / NewReno congestion avoidance (RFC 5681 §3.1, byte counting as in RFC 3465 and Linux
-//! `tcp_cong_avoid_ai`): about one MSS per RTT; ssthresh = max(FlightSize/2, floor) on loss.
+//! `tcp_cong_avoid_ai`): about one MSS per RTT; ssthresh = max(cwnd/2, floor) on loss
+//! (Linux `tcp_reno_ssthresh`; RFC 5681's FlightSize/2 is the same for a window-limited sender).
 //! Used per subflow, it is MPTCP's "uncoupled" mode (spec §2.2).
 
 use super::{CcParams, CongestionControl, SubflowView};

@@ -83,7 +83,10 @@ pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
         .iter()
         .enumerate()
         .filter(|(i, sf)| {
-            exclude_mask & (1 << i) == 0 && sf.established && !sf.is_stale() && !sf.in_loss_state()
+            // `mptcp_subflow_active`: established and not stale; unlike the out-of-tree
+            // schedulers, upstream does not skip a subflow in the RTO Loss state (its cwnd of
+            // one segment gives it a long linger time instead).
+            exclude_mask & (1 << i) == 0 && sf.established && !sf.is_stale()
         })
         .map(|(i, sf)| {
             let ratio = if sf.cwnd < sf.ssthresh / 2.0 {

@@ -92,6 +92,9 @@ pub struct Subflow {
     delayed_ack: bool,
     /// Highest sequence sent + 1.
     pub high_data: u64,
+    /// `high_data` when the retransmission timer last expired (Linux `high_seq` on entering
+    /// the Loss state): the subflow is in that state until everything below it is acknowledged.
+    loss_high: u64,
     pub segs: VecDeque<SentSegment>,
     pub rto_timer: Timer,
     /// Data the scheduler assigned to this subflow and not yet sent: (dsn, len).
@@ -175,6 +178,7 @@ impl Subflow {
             snd_una: 0,
             snd_nxt: 0,
             high_data: 0,
+            loss_high: 0,
             segs: VecDeque::new(),
             cwnd: opts.initial_window as f64 * mss as f64,
             ssthresh: f64::INFINITY,
@@ -301,9 +305,11 @@ impl Subflow {
         self.segs.is_empty() && self.assigned.is_empty()
     }
 
-    /// In the RTO "Loss" state: recovering by go-back-N.
+    /// In the RTO "Loss" state: recovering by go-back-N until everything sent before the
+    /// timeout is acknowledged (Linux `tcp_process_loss`: recovered once snd_una reaches
+    /// high_seq; F-RTO's earlier undo is not modelled).
     pub fn in_loss_state(&self) -> bool {
-        self.timeout_episode
+        self.snd_una < self.loss_high
     }
 
     pub fn view(&self) -> SubflowView {
@@ -720,6 +726,7 @@ impl Subflow {
             self.ssthresh = cc.ssthresh_after_loss(i, views, now);
         }
         self.timeout_episode = true;
+        self.loss_high = self.high_data;
         self.cwnd = self.mss as f64;
         self.in_recovery = false;
         self.dupacks = 0;
@@ -910,6 +917,29 @@ mod tests {
             sf.on_ack(0, &ack, now, cc, views, queue);
         }
 
+        /// A cumulative ACK of the first `segments` segments.
+        fn ack_upto(&mut self, segments: u64) {
+            let ack = Packet {
+                kind: PacketKind::Ack,
+                hop: 0,
+                subflow: 0,
+                conn: 0,
+                route: 1,
+                wire_bytes: HEADER_BYTES,
+                len: 0,
+                seq: segments * SEG,
+                dsn: 0,
+                window_edge: 0,
+                ts_val: NO_TIMESTAMP,
+                ts_ecr: NO_TIMESTAMP,
+                sack: NO_SACK,
+            };
+            let now = SimTime::from_millis(500);
+            let (sf, cc, views, queue) =
+                (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
+            sf.on_ack(0, &ack, now, cc, views, queue);
+        }
+
         fn timeout(&mut self) {
             let now = SimTime::from_millis(400);
             let (sf, cc, views, queue) =
@@ -965,6 +995,23 @@ mod tests {
                 assert_eq!(got, ever);
             }
         }
+    }
+
+    /// Linux keeps a subflow in the Loss state after a timeout until everything it had sent
+    /// then is acknowledged (`tcp_process_loss`: recovered once snd_una reaches high_seq), and
+    /// the out-of-tree schedulers send it no new data until then (`mptcp_is_available`).
+    #[test]
+    fn a_timeout_lasts_until_what_was_sent_before_it_is_acknowledged() {
+        let mut s = sender(10);
+        s.timeout();
+        assert!(s.sf.in_loss_state());
+        s.ack_upto(4);
+        assert!(
+            s.sf.in_loss_state(),
+            "6 of the 10 segments still unacknowledged"
+        );
+        s.ack_upto(10);
+        assert!(!s.sf.in_loss_state());
     }
 
     /// Linux `tcp_enter_loss` (`tcp_reno_ssthresh`): a timeout in the Open state sets ssthresh

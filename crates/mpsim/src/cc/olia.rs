@@ -24,9 +24,11 @@
 //!
 //! Inter-loss distances (draft §3): l2_r counts bytes acknowledged since the last loss, l1_r
 //! holds the count between the two previous losses, l_r = max(l1_r, l2_r). A congestion event
-//! that finds no byte acknowledged since the previous one (repeated timeouts of one episode)
-//! does not shift the counts, as the Linux module does (spec §8 item 5), so it cannot erase
-//! the last measured interval.
+//! that finds no ACK outside fast recovery since the previous one (repeated timeouts of one
+//! episode, a timeout that interrupts a recovery) does not shift the counts, as the Linux
+//! module does (spec §8 item 5: its marks move only in `cong_avoid`, which Linux does not call
+//! in recovery), so it cannot replace the last measured interval with the few bytes a
+//! recovery acknowledged.
 
 use super::{CcParams, CongestionControl, SubflowView};
 use crate::time::SimTime;
@@ -38,6 +40,8 @@ pub struct Olia {
     l1: Vec<f64>,
     /// Bytes acknowledged since the most recent loss, per subflow.
     l2: Vec<f64>,
+    /// Whether an ACK outside fast recovery came since the most recent loss.
+    acked_outside_recovery: Vec<bool>,
 }
 
 impl Olia {
@@ -46,6 +50,7 @@ impl Olia {
             params,
             l1: vec![0.0; subflows],
             l2: vec![0.0; subflows],
+            acked_outside_recovery: vec![false; subflows],
         }
     }
 
@@ -53,6 +58,7 @@ impl Olia {
         if i >= self.l1.len() {
             self.l1.resize(i + 1, 0.0);
             self.l2.resize(i + 1, 0.0);
+            self.acked_outside_recovery.resize(i + 1, false);
         }
     }
 
@@ -150,15 +156,19 @@ impl CongestionControl for Olia {
         _timeout: bool,
     ) {
         self.ensure(i);
-        if self.l2[i] > 0.0 {
+        if self.acked_outside_recovery[i] {
             self.l1[i] = self.l2[i];
             self.l2[i] = 0.0;
+            self.acked_outside_recovery[i] = false;
         }
     }
 
-    fn on_ack_any(&mut self, i: usize, _subflows: &[SubflowView], bytes_acked: u64) {
+    fn on_ack_any(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64) {
         self.ensure(i);
         self.l2[i] += bytes_acked as f64;
+        if !subflows[i].in_recovery {
+            self.acked_outside_recovery[i] = true;
+        }
     }
 }
 
@@ -216,6 +226,26 @@ mod tests {
         olia.on_ack_any(0, &vs, 10);
         olia.on_congestion_event(0, &vs, SimTime::ZERO, false);
         assert_eq!(olia.inter_loss(0), 10.0);
+    }
+
+    /// Linux moves OLIA's marks only in `cong_avoid`, not called during fast recovery: a
+    /// timeout that interrupts a recovery, after partial ACKs only, keeps the interval the
+    /// recovery ended rather than taking the few bytes the partial ACKs covered.
+    #[test]
+    fn a_timeout_during_recovery_keeps_the_measured_interval() {
+        let open = [view(10.0, 0.1)];
+        let mut recovering = open;
+        recovering[0].in_recovery = true;
+        let mut olia = Olia::new(params(CountMode::PerAck, 2.0), 1);
+        olia.on_ack_any(0, &open, 50_000);
+        olia.on_congestion_event(0, &open, SimTime::ZERO, false);
+        olia.on_ack_any(0, &recovering, 3_000);
+        olia.on_congestion_event(0, &recovering, SimTime::ZERO, true);
+        assert_eq!(olia.inter_loss(0), 50_000.0);
+        // The next interval counts from the first loss: the recovery's bytes and what follows.
+        olia.on_ack_any(0, &open, 60_000);
+        olia.on_congestion_event(0, &open, SimTime::ZERO, false);
+        assert_eq!(olia.inter_loss(0), 63_000.0);
     }
 
     #[test]

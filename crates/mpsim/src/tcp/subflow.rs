@@ -896,6 +896,15 @@ mod tests {
 
         /// A duplicate ACK for byte 0 carrying `sack`.
         fn dup_ack_with(&mut self, sack: SackBlocks) {
+            self.ack(0, sack, SimTime::from_millis(100));
+        }
+
+        /// A cumulative ACK of the first `segments` segments (after [`Sender::timeout`]).
+        fn ack_upto(&mut self, segments: u64) {
+            self.ack(segments * SEG, NO_SACK, SimTime::from_millis(500));
+        }
+
+        fn ack(&mut self, seq: u64, sack: SackBlocks, now: SimTime) {
             let ack = Packet {
                 kind: PacketKind::Ack,
                 hop: 0,
@@ -904,37 +913,13 @@ mod tests {
                 route: 1,
                 wire_bytes: HEADER_BYTES,
                 len: 0,
-                seq: 0,
+                seq,
                 dsn: 0,
                 window_edge: 0,
                 ts_val: NO_TIMESTAMP,
                 ts_ecr: NO_TIMESTAMP,
                 sack,
             };
-            let now = SimTime::from_millis(100);
-            let (sf, cc, views, queue) =
-                (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
-            sf.on_ack(0, &ack, now, cc, views, queue);
-        }
-
-        /// A cumulative ACK of the first `segments` segments.
-        fn ack_upto(&mut self, segments: u64) {
-            let ack = Packet {
-                kind: PacketKind::Ack,
-                hop: 0,
-                subflow: 0,
-                conn: 0,
-                route: 1,
-                wire_bytes: HEADER_BYTES,
-                len: 0,
-                seq: segments * SEG,
-                dsn: 0,
-                window_edge: 0,
-                ts_val: NO_TIMESTAMP,
-                ts_ecr: NO_TIMESTAMP,
-                sack: NO_SACK,
-            };
-            let now = SimTime::from_millis(500);
             let (sf, cc, views, queue) =
                 (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
             sf.on_ack(0, &ack, now, cc, views, queue);

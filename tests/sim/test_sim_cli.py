@@ -184,6 +184,12 @@ def test_installed_command_exit_code(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+def _interruptible_by_ctrl_c() -> None:
+    """In the child: SIGINT as a terminal leaves it. A test run started in the background of a
+    non-interactive shell inherits SIGINT ignored, and the command then rightly ignores it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @needs_engine
 def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
     # A million simulated seconds (hours of work): Ctrl-C must not wait for the run to end.
@@ -196,6 +202,7 @@ def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_interruptible_by_ctrl_c,
     )
     try:
         # Wait for the run to start (the interpreter and the extension loaded), then interrupt.
@@ -221,6 +228,7 @@ def test_ctrl_c_while_the_command_starts_leaves_no_traceback(after_s: float) -> 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_interruptible_by_ctrl_c,
     )
     try:
         time.sleep(after_s)

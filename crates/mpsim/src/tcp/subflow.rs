@@ -92,9 +92,6 @@ pub struct Subflow {
     delayed_ack: bool,
     /// Highest sequence sent + 1.
     pub high_data: u64,
-    /// `high_data` when the retransmission timer last expired (Linux `high_seq` on entering
-    /// the Loss state): the subflow is in that state until everything below it is acknowledged.
-    loss_high: u64,
     pub segs: VecDeque<SentSegment>,
     pub rto_timer: Timer,
     /// Data the scheduler assigned to this subflow and not yet sent: (dsn, len).
@@ -178,7 +175,6 @@ impl Subflow {
             snd_una: 0,
             snd_nxt: 0,
             high_data: 0,
-            loss_high: 0,
             segs: VecDeque::new(),
             cwnd: opts.initial_window as f64 * mss as f64,
             ssthresh: f64::INFINITY,
@@ -307,9 +303,11 @@ impl Subflow {
 
     /// In the RTO "Loss" state: recovering by go-back-N until everything sent before the
     /// timeout is acknowledged (Linux `tcp_process_loss`: recovered once snd_una reaches
-    /// high_seq; F-RTO's earlier undo is not modelled).
+    /// high_seq; F-RTO's earlier undo is not modelled). A timeout sets `recover` to that mark
+    /// and leaves fast recovery; fast recovery itself ends only once snd_una reaches `recover`
+    /// and no new one starts below it, so outside it `snd_una < recover` means Loss.
     pub fn in_loss_state(&self) -> bool {
-        self.snd_una < self.loss_high
+        !self.in_recovery && self.snd_una < self.recover
     }
 
     pub fn view(&self) -> SubflowView {
@@ -726,7 +724,6 @@ impl Subflow {
             self.ssthresh = cc.ssthresh_after_loss(i, views, now);
         }
         self.timeout_episode = true;
-        self.loss_high = self.high_data;
         self.cwnd = self.mss as f64;
         self.in_recovery = false;
         self.dupacks = 0;

@@ -55,23 +55,24 @@ pub fn maybe_penalize(
     now: SimTime,
 ) -> bool {
     let t = head.holder;
-    if opts.penalization == Penalization::Off || t == s {
+    if t == s {
         return false;
     }
     let (fast, slow) = (&subflows[s], &subflows[t]);
-    let penalise = match opts.penalization {
-        Penalization::Off => false,
+    let nsdi12 = match opts.penalization {
+        Penalization::Off => return false,
+        Penalization::Nsdi12 => true,
+        Penalization::Conext13 => false,
+    };
+    let penalise = if nsdi12 {
         // cwnd_T/srtt_T < cwnd_S/srtt_S, as the kernel compared it (in whole products).
-        Penalization::Nsdi12 => {
-            !recent(slow.last_rbuf_opti, slow.rtt.srtt, now)
-                && slow.cwnd * fast.rtt.srtt < fast.cwnd * slow.rtt.srtt
-        }
-        Penalization::Conext13 => {
-            !recent(fast.last_rbuf_opti, fast.rtt.srtt, now)
-                && fast.rtt.srtt < slow.rtt.srtt
-                && !slow.in_recovery
-                && !slow.in_loss_state()
-        }
+        !recent(slow.last_rbuf_opti, slow.rtt.srtt, now)
+            && slow.cwnd * fast.rtt.srtt < fast.cwnd * slow.rtt.srtt
+    } else {
+        !recent(fast.last_rbuf_opti, fast.rtt.srtt, now)
+            && fast.rtt.srtt < slow.rtt.srtt
+            && !slow.in_recovery
+            && !slow.in_loss_state()
     };
     if !penalise {
         return false;
@@ -80,18 +81,14 @@ pub fn maybe_penalize(
     let mss = slow.mss() as f64;
     let in_slow_start = slow.cwnd < slow.ssthresh;
     slow.cwnd = (slow.cwnd / 2.0).max(mss);
-    match opts.penalization {
-        Penalization::Nsdi12 => {
-            slow.ssthresh = slow.cwnd.max(2.0 * mss);
-            slow.last_rbuf_opti = Some(now);
+    if nsdi12 {
+        slow.ssthresh = slow.cwnd.max(2.0 * mss);
+        slow.last_rbuf_opti = Some(now);
+    } else {
+        if !in_slow_start {
+            slow.ssthresh = (slow.ssthresh / 2.0).max(2.0 * mss);
         }
-        Penalization::Conext13 => {
-            if !in_slow_start {
-                slow.ssthresh = (slow.ssthresh / 2.0).max(2.0 * mss);
-            }
-            subflows[s].last_rbuf_opti = Some(now);
-        }
-        Penalization::Off => {}
+        subflows[s].last_rbuf_opti = Some(now);
     }
     true
 }

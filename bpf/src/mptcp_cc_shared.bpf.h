@@ -316,7 +316,9 @@ static __always_inline void cc_release_common(struct sock *sk)
 /* Alone on its connection (fewer than two paths in the aggregates), a subflow runs Reno
  * exactly, as the simulator does: RFC 6356 §3 makes the one-path increase Reno's, and Reno
  * counts the segments each ACK covers. The coupled step, counted per ACK (the default, as the
- * out-of-tree modules count), would grow half as fast under delayed ACKs. */
+ * out-of-tree modules count), would grow half as fast under delayed ACKs. Asked once the
+ * window is known to be limiting (tcp_reno_cong_avoid tests the same again): a window the
+ * sender does not fill needs no view of the paths. */
 static __always_inline bool cc_alone(const struct cc_view *v)
 {
 	return v->n < 2;

@@ -37,13 +37,13 @@ void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	ca->loss3 = tp->snd_una;
 	cc_load_config(&cfg);
 	cc_refresh(sk, ca, cc_ca_state(sk), &cfg, &snap);
+	if (!cc_is_cwnd_limited(tp))
+		return;
 	cc_view_build(snap.path, &view);
 	if (cc_alone(&view)) {
 		tcp_reno_cong_avoid(sk, ack, acked);
 		return;
 	}
-	if (!cc_is_cwnd_limited(tp))
-		return;
 	if (cc_in_slow_start(tp)) {
 		tcp_slow_start(tp, acked);
 		return;

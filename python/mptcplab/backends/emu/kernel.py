@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import FlowSpec, Scenario
@@ -303,19 +303,13 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                         f"(lia, olia, balia); the kernel's {cc} behaves as {plain!r}",
                     )
         floor = flow.tcp.min_ssthresh_segments
-        if cc == "balia" and floor not in (None, 1):
+        fixed = _FIXED_SSTHRESH_FLOORS.get(cc)
+        if fixed is not None and floor not in (None, fixed.segments):
             raise _refuse(
                 i,
                 "tcp.min_ssthresh_segments",
-                f"{floor} cannot be emulated: the kernel's BALIA floors ssthresh at one segment "
-                "(as Linux mptcp_balia.c): leave it unset " + SIMULATOR_HINT,
-            )
-        if cc == "lia" and floor not in (None, 2):
-            raise _refuse(
-                i,
-                "tcp.min_ssthresh_segments",
-                f"{floor} cannot be emulated: the kernel's LIA floors ssthresh at two segments "
-                "(Reno's ssthresh, as Linux mptcp_coupled.c): leave it unset " + SIMULATOR_HINT,
+                f"{floor} cannot be emulated: the kernel's {cc.upper()} floors ssthresh at "
+                f"{fixed.words} ({fixed.source}): leave it unset " + SIMULATOR_HINT,
             )
         for name in ("rcvbuf_bytes", "sndbuf_bytes", "rcvbuf_max_bytes", "sndbuf_max_bytes"):
             v = getattr(flow, name)
@@ -323,6 +317,20 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 raise _refuse(i, name, f"at most 1 GiB in the kernel, got {v}")
     _coupled_options(scenario)  # refuses conflicting options early
     return notes
+
+
+class _FixedFloor(NamedTuple):
+    segments: int
+    words: str
+    source: str
+
+
+#: The ssthresh floor a kernel program applies whatever the scenario asks (OLIA's registration
+#: takes one or two segments; see _coupled_options).
+_FIXED_SSTHRESH_FLOORS = {
+    "balia": _FixedFloor(1, "one segment", "as Linux mptcp_balia.c"),
+    "lia": _FixedFloor(2, "two segments", "Reno's ssthresh, as Linux mptcp_coupled.c"),
+}
 
 
 def _tcp_option(flow: FlowSpec, dotted: str) -> Any:

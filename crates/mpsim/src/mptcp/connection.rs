@@ -84,8 +84,6 @@ struct Chunk {
     len: u32,
     /// Subflows it has been sent on (or assigned to).
     sent_mask: u32,
-    /// The subflow that carried it first.
-    holder: u16,
     reinjection_queued: bool,
 }
 
@@ -341,7 +339,6 @@ impl Connection {
             dsn,
             len,
             sent_mask: 1 << s,
-            holder: s as u16,
             reinjection_queued: false,
         });
         (dsn, len)
@@ -421,11 +418,10 @@ impl Connection {
             dsn: front.dsn,
             len: front.len,
             sent_mask: front.sent_mask,
-            holder: front.holder as usize,
         };
-        if maybe_penalize(&self.rbuf_opts, &mut self.subflows, s, &head, ctx.now) {
+        if let Some(t) = maybe_penalize(&self.rbuf_opts, &mut self.subflows, s, &head, ctx.now) {
             self.counters.penalizations += 1;
-            self.views[head.holder] = self.subflows[head.holder].view();
+            self.views[t] = self.subflows[t].view();
         }
         if should_retransmit_opportunistically(&self.rbuf_opts, &self.subflows, s, &head) {
             self.send_copy(s, head.dsn, head.len, ctx);

@@ -22,6 +22,17 @@
 //!   had this trigger and halved only a finite ssthresh.)
 //!
 //! Opportunistic retransmission is the same in both.
+//!
+//! Which subflows count as the holders of the head of line: both versions walk the
+//! connection's subflow list over the subflows the head was sent on (its path mask), the
+//! caller aside. The penalty goes to the first of them, or to none when that one was penalised
+//! too recently (nsdi12) or is not slower; opportunistic retransmission fires on the first
+//! holder with a window of at most four segments, is vetoed by the first holder that is not
+//! four times slower, and fires when every holder walked is. The 2011–2013 code links a new
+//! subflow at the head of that list (`mptcp_add_sock`), so the walk goes from the newest
+//! subflow, the highest index here, down; the later code is taken to keep that order. With two
+//! subflows the walk finds the other one; it matters with three or more, and when the asking
+//! subflow itself carried the head (a re-sent head).
 
 use crate::scenario::Penalization;
 use crate::tcp::Subflow;
@@ -36,34 +47,41 @@ pub struct RbufOptions {
     pub oretx_small_cwnd: u32,
 }
 
-/// The head-of-line segment: its data range, the subflows it was sent on, and the first of them.
+/// The head-of-line segment: its data range and the subflows it was sent on.
 #[derive(Clone, Copy, Debug)]
 pub struct HeadOfLine {
     pub dsn: u64,
     pub len: u32,
     pub sent_mask: u32,
-    pub holder: usize,
 }
 
-/// Penalise the holder of the head of line if `s` is faster, by the variant's rules.
-/// Returns true when a penalty was applied.
+impl HeadOfLine {
+    /// The subflows other than `s` that carried the head, in the kernel's list order (newest
+    /// subflow first).
+    fn holders_except(&self, s: usize) -> impl Iterator<Item = usize> {
+        let mask = self.sent_mask & !(1u32 << s);
+        (0..u32::BITS as usize)
+            .rev()
+            .filter(move |&i| mask & (1 << i) != 0)
+    }
+}
+
+/// Penalise the holder of the head of line (see the module text for which one) if `s` is
+/// faster, by the variant's rules. Returns the subflow penalised.
 pub fn maybe_penalize(
     opts: &RbufOptions,
     subflows: &mut [Subflow],
     s: usize,
     head: &HeadOfLine,
     now: SimTime,
-) -> bool {
-    let t = head.holder;
-    if t == s {
-        return false;
-    }
-    let (fast, slow) = (&subflows[s], &subflows[t]);
+) -> Option<usize> {
     let nsdi12 = match opts.penalization {
-        Penalization::Off => return false,
+        Penalization::Off => return None,
         Penalization::Nsdi12 => true,
         Penalization::Conext13 => false,
     };
+    let t = head.holders_except(s).next()?;
+    let (fast, slow) = (&subflows[s], &subflows[t]);
     let penalise = if nsdi12 {
         // cwnd_T/srtt_T < cwnd_S/srtt_S, as the kernel compared it (in whole products).
         !recent(slow.last_rbuf_opti, slow.rtt.srtt, now)
@@ -75,7 +93,7 @@ pub fn maybe_penalize(
             && !slow.in_loss_state()
     };
     if !penalise {
-        return false;
+        return None;
     }
     let slow = &mut subflows[t];
     let mss = slow.mss() as f64;
@@ -90,7 +108,7 @@ pub fn maybe_penalize(
         }
         subflows[s].last_rbuf_opti = Some(now);
     }
-    true
+    Some(t)
 }
 
 /// Whether a penalty at `last` is less than `srtt_s` seconds before `now`.
@@ -108,10 +126,21 @@ pub fn should_retransmit_opportunistically(
     if !opts.opportunistic || head.sent_mask & (1 << s) != 0 {
         return false;
     }
-    let t = &subflows[head.holder];
+    if opts.oretx_small_cwnd == 0 {
+        return head.holders_except(s).next().is_some();
+    }
     let sf = &subflows[s];
-    let small_cwnd = t.cwnd <= opts.oretx_small_cwnd as f64 * t.mss() as f64;
-    opts.oretx_small_cwnd == 0 || small_cwnd || opts.oretx_rtt_factor * sf.rtt.srtt < t.rtt.srtt
+    let mut retransmit = false;
+    for t in head.holders_except(s).map(|t| &subflows[t]) {
+        if t.cwnd <= opts.oretx_small_cwnd as f64 * t.mss() as f64 {
+            return true;
+        }
+        if opts.oretx_rtt_factor * sf.rtt.srtt >= t.rtt.srtt {
+            return false;
+        }
+        retransmit = true;
+    }
+    retransmit
 }
 
 #[cfg(test)]
@@ -143,7 +172,6 @@ mod tests {
         dsn: 0,
         len: 1448,
         sent_mask: 0b10,
-        holder: 1,
     };
 
     const MSS: f64 = 1448.0;
@@ -153,12 +181,11 @@ mod tests {
             HEAD_ON_SLOW
         } else {
             HeadOfLine {
-                holder: 0,
                 sent_mask: 0b01,
                 ..HEAD_ON_SLOW
             }
         };
-        maybe_penalize(&opts(variant), sfs, s, &head, SimTime::from_millis(at_ms))
+        maybe_penalize(&opts(variant), sfs, s, &head, SimTime::from_millis(at_ms)).is_some()
     }
 
     /// In slow start NSDI 2012 sets ssthresh to the halved window (ending slow start, even from
@@ -288,5 +315,119 @@ mod tests {
             should_retransmit_opportunistically(&opts(Penalization::Off), &sfs, 0, &HEAD_ON_SLOW),
             "holder cwnd ≤ 4"
         );
+    }
+
+    /// Three subflows (indices 0, 1, 2) with these RTTs (seconds) and windows (segments).
+    fn three(rtt: [f64; 3], cwnd: [f64; 3]) -> Vec<Subflow> {
+        let opts = TcpOptions::default();
+        rtt.iter()
+            .zip(cwnd)
+            .enumerate()
+            .map(|(i, (&rtt, w))| {
+                let mut sf = Subflow::new(i as u16, 0, 1, SimTime::from_millis(20), &opts);
+                sf.established = true;
+                sf.rtt.sample(rtt);
+                sf.cwnd = w * MSS;
+                sf.ssthresh = w * MSS;
+                sf
+            })
+            .collect()
+    }
+
+    const RTTS: [f64; 3] = [0.02, 0.1, 0.2];
+
+    /// The head was sent on subflows 1 and 2 (a re-sent head). The out-of-tree code walks its
+    /// subflow list, newest first, over the head's path mask and stops at the first other
+    /// holder: subflow 2 is penalised, not subflow 1 that may have carried it first; and a
+    /// holder that finds the window full itself penalises the other holder.
+    #[test]
+    fn the_penalty_goes_to_the_first_holder_in_list_order() {
+        let head = HeadOfLine {
+            dsn: 0,
+            len: 1448,
+            sent_mask: 0b110,
+        };
+        for variant in [Penalization::Nsdi12, Penalization::Conext13] {
+            let mut sfs = three(RTTS, [10.0, 40.0, 40.0]);
+            let at = SimTime::from_millis(500);
+            assert_eq!(
+                maybe_penalize(&opts(variant), &mut sfs, 0, &head, at),
+                Some(2)
+            );
+            assert_eq!(sfs[2].cwnd, 20.0 * MSS, "{variant:?}");
+            assert_eq!(sfs[1].cwnd, 40.0 * MSS, "{variant:?}");
+        }
+        // Subflow 1 (100 ms, 40 segments: 400 segments/s) against holder 2 (200 ms, 10
+        // segments: 50/s): both variants find 2 slower.
+        for variant in [Penalization::Nsdi12, Penalization::Conext13] {
+            let mut sfs = three(RTTS, [10.0, 40.0, 10.0]);
+            let at = SimTime::from_millis(500);
+            assert_eq!(
+                maybe_penalize(&opts(variant), &mut sfs, 1, &head, at),
+                Some(2)
+            );
+        }
+        // The first holder in list order is faster than the asking subflow: nobody is penalised,
+        // although the other holder is slower. Here subflow 2 has the 20 ms RTT and subflow 0
+        // the 200 ms one; subflow 1 (100 ms) finds the window full.
+        let mut sfs = three([0.2, 0.1, 0.02], [40.0, 40.0, 40.0]);
+        let on_0_and_2 = HeadOfLine {
+            sent_mask: 0b101,
+            ..head
+        };
+        let at = SimTime::from_millis(500);
+        let conext13 = opts(Penalization::Conext13);
+        assert_eq!(
+            maybe_penalize(&conext13, &mut sfs, 1, &on_0_and_2, at),
+            None
+        );
+        assert_eq!(sfs[0].cwnd, 40.0 * MSS);
+    }
+
+    /// Opportunistic retransmission walks the holders the same way: the first with a window of
+    /// at most four segments makes it fire, the first that is not four times slower than the
+    /// asking subflow vetoes it, and it fires when every holder walked was four times slower.
+    #[test]
+    fn opportunistic_retransmission_walks_every_holder() {
+        let o = opts(Penalization::Off);
+        let head = |mask| HeadOfLine {
+            dsn: 0,
+            len: 1448,
+            sent_mask: mask,
+        };
+        // Asking: subflow 0 (20 ms). Holders 2 (200 ms) then 1 (100 ms): both more than four
+        // times slower, so it fires.
+        let sfs = three(RTTS, [10.0, 40.0, 40.0]);
+        assert!(should_retransmit_opportunistically(
+            &o,
+            &sfs,
+            0,
+            &head(0b110)
+        ));
+        // Asking: subflow 1 (100 ms). Holder 2 (200 ms) is not four times slower and vetoes,
+        // although holder 0 has a small window: 2 comes first in list order.
+        let sfs = three(RTTS, [3.0, 40.0, 40.0]);
+        assert!(!should_retransmit_opportunistically(
+            &o,
+            &sfs,
+            1,
+            &head(0b101)
+        ));
+        // With holder 2's window at four segments, 2 makes it fire before any veto.
+        let sfs = three(RTTS, [40.0, 40.0, 4.0]);
+        assert!(should_retransmit_opportunistically(
+            &o,
+            &sfs,
+            1,
+            &head(0b101)
+        ));
+        // Asking: subflow 2 (200 ms): holder 1 (100 ms) vetoes, holder 0 is never reached.
+        let sfs = three(RTTS, [3.0, 40.0, 40.0]);
+        assert!(!should_retransmit_opportunistically(
+            &o,
+            &sfs,
+            2,
+            &head(0b011)
+        ));
     }
 }

@@ -382,6 +382,18 @@ mod tests {
             None
         );
         assert_eq!(sfs[0].cwnd, 40.0 * MSS);
+        // Subflow 2 (200 ms) carried the head and subflow 0 (20 ms) re-sent it; when subflow 2
+        // finds the window full, the 2012 rate rule penalises subflow 0 if its rate is the lower
+        // (here 5 segments against 40 over 200 ms: 250/s against 200/s, so not; with 3, yes).
+        let resent = HeadOfLine {
+            sent_mask: 0b101,
+            ..head
+        };
+        let nsdi12 = opts(Penalization::Nsdi12);
+        let mut sfs = three(RTTS, [5.0, 40.0, 40.0]);
+        assert_eq!(maybe_penalize(&nsdi12, &mut sfs, 2, &resent, at), None);
+        let mut sfs = three(RTTS, [3.0, 40.0, 40.0]);
+        assert_eq!(maybe_penalize(&nsdi12, &mut sfs, 2, &resent, at), Some(0));
     }
 
     /// Opportunistic retransmission walks the holders the same way: the first with a window of
@@ -389,45 +401,46 @@ mod tests {
     /// asking subflow vetoes it, and it fires when every holder walked was four times slower.
     #[test]
     fn opportunistic_retransmission_walks_every_holder() {
-        let o = opts(Penalization::Off);
-        let head = |mask| HeadOfLine {
-            dsn: 0,
-            len: 1448,
-            sent_mask: mask,
-        };
-        // Asking: subflow 0 (20 ms). Holders 2 (200 ms) then 1 (100 ms): both more than four
-        // times slower, so it fires.
-        let sfs = three(RTTS, [10.0, 40.0, 40.0]);
-        assert!(should_retransmit_opportunistically(
-            &o,
-            &sfs,
-            0,
-            &head(0b110)
-        ));
-        // Asking: subflow 1 (100 ms). Holder 2 (200 ms) is not four times slower and vetoes,
-        // although holder 0 has a small window: 2 comes first in list order.
-        let sfs = three(RTTS, [3.0, 40.0, 40.0]);
-        assert!(!should_retransmit_opportunistically(
-            &o,
-            &sfs,
-            1,
-            &head(0b101)
-        ));
-        // With holder 2's window at four segments, 2 makes it fire before any veto.
-        let sfs = three(RTTS, [40.0, 40.0, 4.0]);
-        assert!(should_retransmit_opportunistically(
-            &o,
-            &sfs,
-            1,
-            &head(0b101)
-        ));
-        // Asking: subflow 2 (200 ms): holder 1 (100 ms) vetoes, holder 0 is never reached.
-        let sfs = three(RTTS, [3.0, 40.0, 40.0]);
-        assert!(!should_retransmit_opportunistically(
-            &o,
-            &sfs,
-            2,
-            &head(0b011)
-        ));
+        // (windows, asking subflow, head's path mask, expected, why); RTTs 20, 100, 200 ms.
+        let cases = [
+            (
+                [10.0, 40.0, 40.0],
+                0,
+                0b110,
+                true,
+                "holders 2 then 1 both more than four times slower",
+            ),
+            (
+                [3.0, 40.0, 40.0],
+                1,
+                0b101,
+                false,
+                "holder 2 is not four times slower and comes before holder 0's small window",
+            ),
+            (
+                [40.0, 40.0, 4.0],
+                1,
+                0b101,
+                true,
+                "holder 2's window of four segments decides before any veto",
+            ),
+            (
+                [3.0, 40.0, 40.0],
+                2,
+                0b011,
+                false,
+                "holder 1 vetoes; holder 0 is never reached",
+            ),
+        ];
+        for (cwnd, asking, mask, expected, why) in cases {
+            let head = HeadOfLine {
+                dsn: 0,
+                len: 1448,
+                sent_mask: mask,
+            };
+            let o = opts(Penalization::Off);
+            let got = should_retransmit_opportunistically(&o, &three(RTTS, cwnd), asking, &head);
+            assert_eq!(got, expected, "{why}");
+        }
     }
 }

@@ -245,7 +245,7 @@ impl Connection {
         }
     }
 
-    /// `sk_stream_memory_free` of subflow `s`: its queued data (in flight and handed over)
+    /// `sk_stream_memory_free` of subflow `s`: its queued data ([`Subflow::queued_bytes`])
     /// below its own send buffer, which a fixed buffer sets to the connection's
     /// (`mptcp_sockopt_sync`) and auto-tuning grows like a TCP socket's, up to the cap.
     fn send_memory_free(&self, s: usize) -> bool {
@@ -254,7 +254,7 @@ impl Connection {
             Some(b) => b,
             None => ((SNDBUF_BYTES_PER_SEGMENT * sndbuf_segments(sf)) as u64).min(self.sndbuf_cap),
         };
-        sf.flight() + sf.assigned_bytes < sndbuf
+        sf.queued_bytes() < sndbuf
     }
 
     fn sndbuf_full(&self) -> bool {

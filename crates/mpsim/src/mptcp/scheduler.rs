@@ -72,7 +72,7 @@ fn round_robin(n: usize, last: usize, candidates: u32) -> Option<usize> {
 }
 
 /// Upstream linger-time choice: among established, non-stale subflows, the one with the
-/// smallest `queued / pacing_rate` (queued: in flight plus handed over, not yet sent). Linux
+/// smallest `queued / pacing_rate` (queued: [`Subflow::queued_bytes`], `sk_wmem_queued`). Linux
 /// pacing rate (`tcp_update_pacing_rate`): 2·cwnd/srtt below half of ssthresh (early slow
 /// start), 1.2·cwnd/srtt above it (bytes/s).
 /// Whether that subflow has send-buffer room is the caller's test: upstream returns no subflow
@@ -95,7 +95,7 @@ pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
                 1.2
             };
             let pacing = ratio * sf.cwnd / srtt_or_base(sf);
-            let queued = (sf.flight() + sf.assigned_bytes) as f64;
+            let queued = sf.queued_bytes() as f64;
             (i, queued / pacing)
         })
         .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -158,5 +158,25 @@ mod tests {
         assert_eq!(linger(&below_half, 0), Some(1), "2 × 19 < 2 × 20");
         let both_early = [subflow(0, 21.0, 50.0), subflow(1, 20.0, f64::INFINITY)];
         assert_eq!(linger(&both_early, 0), Some(0), "2 × 21 > 2 × 20");
+    }
+
+    /// A timeout moves `snd_nxt` back for the go-back-N sweep but frees nothing: Linux's
+    /// `sk_wmem_queued` still holds every unacknowledged byte. A subflow that has just timed
+    /// out with 20 segments outstanding and a window of one (2 × 1 segment per 100 ms: 1 s to
+    /// drain) is not the choice over one with 10 segments in flight and a window of 10
+    /// (1.2 × 10 per 100 ms: 83 ms), though nothing of its own is in flight.
+    #[test]
+    fn linger_counts_what_a_timeout_left_unacknowledged() {
+        let mut timed_out = subflow(0, 1.0, 10.0);
+        timed_out.assigned_bytes = 0;
+        timed_out.high_data = (20.0 * MSS) as u64;
+        timed_out.snd_nxt = 0;
+        let mut busy = subflow(1, 10.0, 10.0);
+        busy.assigned_bytes = 0;
+        busy.high_data = (10.0 * MSS) as u64;
+        busy.snd_nxt = busy.high_data;
+        assert_eq!(timed_out.flight(), 0);
+        assert_eq!(timed_out.queued_bytes(), (20.0 * MSS) as u64);
+        assert_eq!(linger(&[timed_out, busy], 0), Some(1));
     }
 }

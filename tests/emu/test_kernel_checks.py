@@ -91,27 +91,23 @@ def test_simulator_switches_set_explicitly_are_refused() -> None:
     assert err.field == "flows[0].tcp.count_mode"
 
 
-def test_a_balia_floor_the_kernels_balia_does_not_have_is_refused() -> None:
+# The BALIA program floors ssthresh at one segment (as Linux mptcp_balia.c); the LIA program's
+# ssthresh is tcp_reno_ssthresh (at least two segments) where the simulator honours one.
+# Accepted, such a run would report a floor the kernel did not apply.
+@pytest.mark.parametrize(
+    ("cc", "refused", "words", "accepted"),
+    [("balia", 2, "one segment", (None, 1)), ("lia", 1, "two segments", (None, 2))],
+)
+def test_a_floor_the_kernels_program_does_not_apply_is_refused(
+    cc: str, refused: int, words: str, accepted: tuple[int | None, ...]
+) -> None:
     info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
-    err = refusal(scenario(cc="balia", scheduler="linger", tcp={"min_ssthresh_segments": 2}), info)
+    err = refusal(scenario(cc=cc, scheduler="linger", tcp={"min_ssthresh_segments": refused}), info)
     assert err.field == "flows[0].tcp.min_ssthresh_segments"
-    assert "floors ssthresh at one segment" in str(err) and "mptcplab sim" in str(err)
-    for floor in (None, 1):
+    assert f"floors ssthresh at {words}" in str(err) and "mptcplab sim" in str(err)
+    for floor in accepted:
         kernel.check(
-            scenario(cc="balia", scheduler="linger", tcp={"min_ssthresh_segments": floor}), info
-        )
-
-
-def test_a_lia_floor_of_one_segment_is_refused() -> None:
-    # The LIA program's ssthresh is tcp_reno_ssthresh (at least two segments); the simulator
-    # honours one. Accepted, the run would report a floor the kernel did not apply.
-    info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
-    err = refusal(scenario(cc="lia", scheduler="linger", tcp={"min_ssthresh_segments": 1}), info)
-    assert err.field == "flows[0].tcp.min_ssthresh_segments"
-    assert "floors ssthresh at two segments" in str(err) and "mptcplab sim" in str(err)
-    for floor in (None, 2):
-        kernel.check(
-            scenario(cc="lia", scheduler="linger", tcp={"min_ssthresh_segments": floor}), info
+            scenario(cc=cc, scheduler="linger", tcp={"min_ssthresh_segments": floor}), info
         )
 
 

@@ -126,13 +126,11 @@ pub fn should_retransmit_opportunistically(
     if !opts.opportunistic || head.sent_mask & (1 << s) != 0 {
         return false;
     }
-    if opts.oretx_small_cwnd == 0 {
-        return head.holders_except(s).next().is_some();
-    }
     let sf = &subflows[s];
     let mut retransmit = false;
     for t in head.holders_except(s).map(|t| &subflows[t]) {
-        if t.cwnd <= opts.oretx_small_cwnd as f64 * t.mss() as f64 {
+        // A threshold of 0 makes the first holder decide: unconditional.
+        if opts.oretx_small_cwnd == 0 || t.cwnd <= opts.oretx_small_cwnd as f64 * t.mss() as f64 {
             return true;
         }
         if opts.oretx_rtt_factor * sf.rtt.srtt >= t.rtt.srtt {
@@ -147,6 +145,7 @@ pub fn should_retransmit_opportunistically(
 mod tests {
     use super::*;
     use crate::scenario::TcpOptions;
+    use crate::tcp::testing::{established, MSS};
 
     fn pair() -> Vec<Subflow> {
         let opts = TcpOptions::default();
@@ -173,8 +172,6 @@ mod tests {
         len: 1448,
         sent_mask: 0b10,
     };
-
-    const MSS: f64 = 1448.0;
 
     fn penalize(variant: Penalization, sfs: &mut [Subflow], s: usize, at_ms: u64) -> bool {
         let head = if s == 0 {
@@ -319,18 +316,8 @@ mod tests {
 
     /// Three subflows (indices 0, 1, 2) with these RTTs (seconds) and windows (segments).
     fn three(rtt: [f64; 3], cwnd: [f64; 3]) -> Vec<Subflow> {
-        let opts = TcpOptions::default();
-        rtt.iter()
-            .zip(cwnd)
-            .enumerate()
-            .map(|(i, (&rtt, w))| {
-                let mut sf = Subflow::new(i as u16, 0, 1, SimTime::from_millis(20), &opts);
-                sf.established = true;
-                sf.rtt.sample(rtt);
-                sf.cwnd = w * MSS;
-                sf.ssthresh = w * MSS;
-                sf
-            })
+        (0..3)
+            .map(|i| established(i as u16, rtt[i], cwnd[i], cwnd[i]))
             .collect()
     }
 

@@ -125,23 +125,10 @@ pub fn pick(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::TcpOptions;
-    use crate::time::SimTime;
-
-    const MSS: f64 = 1448.0;
+    use crate::tcp::testing::{established, MSS};
 
     fn subflow(index: u16, cwnd_segments: f64, ssthresh_segments: f64) -> Subflow {
-        let mut sf = Subflow::new(
-            index,
-            0,
-            1,
-            SimTime::from_millis(100),
-            &TcpOptions::default(),
-        );
-        sf.established = true;
-        sf.rtt.sample(0.1);
-        sf.cwnd = cwnd_segments * MSS;
-        sf.ssthresh = ssthresh_segments * MSS;
+        let mut sf = established(index, 0.1, cwnd_segments, ssthresh_segments);
         sf.assigned_bytes = 100_000;
         sf
     }

@@ -4,5 +4,7 @@ pub mod reorder;
 pub mod rtt;
 pub mod sack;
 pub mod subflow;
+#[cfg(test)]
+pub mod testing;
 
 pub use subflow::Subflow;

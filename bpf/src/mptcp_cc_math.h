@@ -276,15 +276,19 @@ static __always_inline __u64 cc_lia_threshold_q16(const struct cc_path *p, const
 
 /* ACK counting toward a Q16 threshold (LIA, BALIA; RFC 6356 §4.2 packet-counting form): adds
  * `units` (ACKs, or segments when counting per segment) to the Q16 count and returns the whole
- * segments earned; like the kernel's tcp_cong_avoid_ai() the remainder is kept, so fractional
- * thresholds lose nothing, and a threshold of exactly cwnd is Reno. */
+ * segments earned, as the kernel's tcp_cong_avoid_ai() does with snd_cwnd_cnt: the remainder
+ * is kept, so fractional thresholds lose nothing and a threshold of exactly cwnd is Reno; and
+ * a count already at the threshold when the ACK arrives (earned toward a larger threshold, as
+ * when another subflow's window falls and LIA's or BALIA's threshold with it) buys one segment
+ * and restarts from zero, rather than several segments at once. */
 static __always_inline __u64 cc_count_step(__u64 *count_q16, __u64 threshold_q16, __u64 units)
 {
-	__u64 count = *count_q16 + (units << CC_Q16);
+	__u64 stale = cc_nz(threshold_q16) & (1 - cc_lt(*count_q16, threshold_q16));
+	__u64 count = cc_sel(stale, 0, *count_q16) + (units << CC_Q16);
 	__u64 delta = cc_div(count, threshold_q16);
 
 	*count_q16 = count - delta * threshold_q16;
-	return delta;
+	return stale + delta;
 }
 
 /* ---- OLIA (draft-khalili-mptcp-congestion-control-05) ------------------------------------

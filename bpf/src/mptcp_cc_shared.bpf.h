@@ -339,12 +339,20 @@ static __always_inline void cc_count_and_increase(struct tcp_sock *tp, struct cc
 }
 
 /* A state change: refresh this subflow's published path (used by every algorithm's set_state;
- * OLIA first shifts its loss marks). */
+ * OLIA first shifts its loss marks).
+ * A window reduction (CWR, Recovery, Loss) also drops the ACKs counted toward LIA's and BALIA's
+ * next increase. Linux zeroes snd_cwnd_cnt when a reduction starts (tcp_init_cwnd_reduction,
+ * tcp_enter_loss), and the out-of-tree mptcp_coupled.c and mptcp_balia.c count in snd_cwnd_cnt;
+ * our counter lives in cc_priv, and left alone, the credit earned toward the larger window's
+ * threshold would buy several segments at once from the reduced window's smaller threshold as
+ * soon as congestion avoidance resumes. */
 static __always_inline void cc_set_state_common(struct sock *sk, __u8 new_state)
 {
 	struct cc_snapshot snap;
 	struct cc_config cfg;
 
+	if (new_state == TCP_CA_CWR || new_state == TCP_CA_RECOVERY || new_state == TCP_CA_LOSS)
+		cc_priv(sk)->count_q16 = 0;
 	cc_load_config(&cfg);
 	cc_refresh(sk, cc_priv(sk), new_state, &cfg, &snap);
 }

@@ -284,6 +284,48 @@ def test_counting_keeps_the_remainder(
     assert sum(earned) == (sum(units) * Q16) // threshold_q16
 
 
+def _cong_avoid_ai(count: int, threshold: int, units: int) -> tuple[int, int]:
+    """Linux's tcp_cong_avoid_ai() (net/ipv4/tcp_cong.c) on snd_cwnd_cnt, with the count and the
+    threshold (its `w`) in Q16: (new count, segments earned)."""
+    earned = 0
+    if count >= threshold:
+        # "If credits accumulated at a higher w, apply them gently now."
+        count, earned = 0, 1
+    count += units * Q16
+    if count >= threshold:
+        earned += count // threshold
+        count -= (count // threshold) * threshold
+    return count, earned
+
+
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(Q16, 1 << 40), st.integers(1, 64)), min_size=1, max_size=200
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_counting_follows_tcp_cong_avoid_ai_when_the_threshold_moves(
+    lib: ctypes.CDLL, steps: list[tuple[int, int]]
+) -> None:
+    """LIA's and BALIA's thresholds move with the other subflows' windows between ACKs; the
+    count keeps to the kernel's own rule for Reno's counter, ACK by ACK."""
+    count, model = ctypes.c_uint64(0), 0
+    for threshold_q16, units in steps:
+        earned = lib.cc_math_count_step(ctypes.byref(count), threshold_q16, units)
+        model, want = _cong_avoid_ai(model, threshold_q16, units)
+        assert (earned, count.value) == (want, model), (threshold_q16, units)
+
+
+def test_credit_toward_a_larger_threshold_buys_one_segment(lib: ctypes.CDLL) -> None:
+    """44 ACKs toward a threshold of 49 (a 2-segment subflow beside a 45-segment one under LIA),
+    then the other subflow's window falls to 10 and the threshold to 14.4: the next ACK earns
+    one segment, not the three that 45 ACKs over 14.4 would make."""
+    count = ctypes.c_uint64(0)
+    assert sum(lib.cc_math_count_step(ctypes.byref(count), 49 * Q16, 1) for _ in range(44)) == 0
+    assert lib.cc_math_count_step(ctypes.byref(count), int(14.4 * Q16), 1) == 1
+    assert count.value == Q16
+
+
 # ---- random connections against the float formulas -----------------------------------------
 
 path_strategy = st.tuples(

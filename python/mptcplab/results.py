@@ -125,6 +125,9 @@ class Traces(_Part):
     time_s: list[float] = []
     cwnd: list[NamedSeries] = []
     """Per ``flow/subflow``, bytes (0 until the subflow is established)."""
+    ssthresh: list[NamedSeries] = []
+    """Per ``flow/subflow``, the slow-start threshold, bytes (0 while none is set: before the
+    first window reduction)."""
     srtt: list[NamedSeries] = []
     """Per ``flow/subflow``, the sender's smoothed RTT, ms (0 before its first sample)."""
     rwnd: list[NamedSeries] = []

@@ -22,7 +22,7 @@ def _scenario() -> Scenario:
         {
             "duration_s": 10,
             "warmup_s": 2,
-            "trace": ["cwnd", "srtt", "queue", "blocks"],
+            "trace": ["cwnd", "ssthresh", "srtt", "queue", "blocks"],
             "trace_interval_ms": 1000,
             "links": [
                 {"id": "wifi", "capacity_mbps": 8, "delay_ms": 10},
@@ -42,9 +42,21 @@ def _scenario() -> Scenario:
     )
 
 
-def _tcp(acked: int, cwnd: int, rtt_us: int, retrans: int = 0, rto: int = 0) -> dict[str, Any]:
+#: TCP_INFO's snd_ssthresh before the first window reduction (TCP_INFINITE_SSTHRESH).
+NO_SSTHRESH = 0x7FFFFFFF
+
+
+def _tcp(
+    acked: int,
+    cwnd: int,
+    rtt_us: int,
+    retrans: int = 0,
+    rto: int = 0,
+    ssthresh: int = NO_SSTHRESH,
+) -> dict[str, Any]:
     return {
         "snd_cwnd": cwnd,
+        "snd_ssthresh": ssthresh,
         "snd_mss": 1448,
         "rtt_us": rtt_us,
         "bytes_acked": acked,
@@ -134,7 +146,14 @@ def run_data(**overrides: Any) -> RunData:
                             {
                                 "local": f"{a0}:40000",
                                 "remote": "x",
-                                "tcp": _tcp(k * 900_000, 10 + k, 20_000, retrans=4, rto=1),
+                                "tcp": _tcp(
+                                    k * 900_000,
+                                    10 + k,
+                                    20_000,
+                                    retrans=4,
+                                    rto=1,
+                                    ssthresh=7 if k >= 5 else NO_SSTHRESH,
+                                ),
                             },
                             {
                                 "local": f"{a1}:40001",
@@ -257,6 +276,10 @@ def test_traces_sit_on_the_sampling_grid() -> None:
     # tcpi_rtt (µs) in milliseconds, per subflow.
     srtt = {s["name"]: s["values"] for s in traces["srtt"]}
     assert srtt["phone/0"][4] == 20.0 and srtt["phone/1"][4] == 150.0
+    # tcpi_snd_ssthresh (segments) in bytes; Linux's "infinite" before a reduction reads 0.
+    ssthresh = {s["name"]: s["values"] for s in traces["ssthresh"]}
+    assert ssthresh["phone/0"][4] == 0.0 and ssthresh["phone/0"][6] == 7 * 1448
+    assert ssthresh["phone/1"] == [0.0] * 11
     assert traces["queue"][0]["values"] == [3.0] * 11
     assert len(traces["blocks"][0]["latency_ms"]) == 5
 

@@ -20,6 +20,14 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
   0.76) and LIA's equilibrium windows go as 1/p (about 0.91), so the lossy path's rate falls
   to roughly 0.4×. The clean-path shares are printed too, but the share moves by less than
   its run-to-run noise in a short run; the lossy path's rate moves by much more.
+  The same runs trace each subflow's window and slow-start threshold every 10 ms: in
+  congestion avoidance (window at or above a threshold that did not change between two
+  samples) no window grows by more than one segment from one sample to the next, in either
+  backend. Every controller here grows by at most one segment per ACK and needs at least a
+  window's worth of ACKs for it (RFC 6356 §3, BALIA and OLIA drafts), and a 10 ms step of a
+  100 ms path sees a tenth of a window's ACKs. Linux restarts the count toward the next
+  increase at every window reduction (snd_cwnd_cnt = 0); a counter carried over from the
+  window before the loss shows up as a jump of several segments right after recovery.
 - Nothing is left behind: no namespace, no registration, no BPF map after a run; after SIGKILL
   of a running ``mptcplab emu`` and ``mptcplab clean``, none either.
 
@@ -289,6 +297,7 @@ def test_coupled_cc_is_fair_to_tcp_at_a_shared_bottleneck(kernel: None) -> None:
 
 
 LOSSY_DURATION_S = 40.0
+MSS_BYTES = 1448
 
 
 def lossy_paths(cc: str) -> dict[str, Any]:
@@ -301,6 +310,8 @@ def lossy_paths(cc: str) -> dict[str, Any]:
         "duration_s": LOSSY_DURATION_S,
         "warmup_s": WARMUP_S,
         "seed": 5,
+        "trace": ["cwnd", "ssthresh"],
+        "trace_interval_ms": 10.0,
         "links": [_link("lossy", 8.0, 50.0, 50.0, 0.01), _link("clean", 8.0, 50.0, 50.0, 0.001)],
         "flows": [_mptcp(cc, [["lossy"], ["clean"]])],
     }
@@ -315,13 +326,34 @@ def _clean_share(report: dict[str, Any]) -> float:
     return _path_goodput(report, "clean") / _flow(report, "mptcp")["goodput_mbps"]
 
 
+def _avoidance_jumps(report: dict[str, Any]) -> list[str]:
+    """Steps between two trace samples in which a window at or above an unchanged slow-start
+    threshold grew by more than one segment."""
+    traces = report["traces"]
+    thresholds = {s["name"]: s["values"] for s in traces["ssthresh"]}
+    jumps = []
+    for series in traces["cwnd"]:
+        cwnd, ssthresh = series["values"], thresholds[series["name"]]
+        for k in range(1, len(cwnd)):
+            avoiding = 0 < ssthresh[k - 1] == ssthresh[k] <= cwnd[k - 1]
+            if avoiding and cwnd[k] - cwnd[k - 1] > MSS_BYTES:
+                jumps.append(
+                    f"{series['name']} at {traces['time_s'][k]:.2f} s: "
+                    f"{cwnd[k - 1] / MSS_BYTES:g} -> {cwnd[k] / MSS_BYTES:g} segments "
+                    f"(ssthresh {ssthresh[k] / MSS_BYTES:g})"
+                )
+    return jumps
+
+
 def test_coupled_cc_moves_traffic_off_the_lossy_path(kernel: None) -> None:
     lossy: dict[str, float] = {}
     rows = []
+    jumps: dict[str, list[str]] = {}
     ccs = ("reno", *COUPLED)
     for cc, (report, simulated) in zip(
         ccs, _run_side_by_side([lossy_paths(cc) for cc in ccs]), strict=True
     ):
+        jumps |= {f"{cc} emu": _avoidance_jumps(report), f"{cc} sim": _avoidance_jumps(simulated)}
         lossy[cc] = _path_goodput(report, "lossy")
         rows.append(
             [
@@ -349,6 +381,7 @@ def test_coupled_cc_moves_traffic_off_the_lossy_path(kernel: None) -> None:
     )
     for cc in COUPLED:
         assert lossy[cc] <= 0.75 * lossy["reno"], (cc, lossy)
+    assert not any(jumps.values()), {run: found[:5] for run, found in jumps.items() if found}
 
 
 # --- nothing left behind -----------------------------------------------------------------------

@@ -395,7 +395,10 @@ GOOD: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("the largest seed", top(seed=2**64 - 1)),
     (
         "all traces",
-        top(trace=["cwnd", "srtt", "rwnd", "queue", "blocks", "cwnd"], trace_interval_ms=1),
+        top(
+            trace=["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks", "cwnd"],
+            trace_interval_ms=1,
+        ),
     ),
     (
         "every tcp option",

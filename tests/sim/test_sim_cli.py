@@ -153,13 +153,13 @@ def test_a_duration_inside_the_warm_up_names_the_warm_up(capsys, monkeypatch) ->
 
 @needs_engine
 def test_the_tables_say_what_the_traces_hold_and_where(capsys, monkeypatch) -> None:
-    argv = ["sim", str(DEFAULT), "--duration", "2", "--trace", "cwnd,srtt,rwnd,queue"]
+    argv = ["sim", str(DEFAULT), "--duration", "2", "--trace", "cwnd,ssthresh,srtt,rwnd,queue"]
     code, out, err = run_cli(argv, capsys, monkeypatch)
     assert code == 0, err
     samples = int(2 / 0.1) + 1  # every trace_interval_ms (100) from 0 to the end
     note = next(line for line in out.splitlines() if line.startswith("traces"))
     assert "--json or -o FILE" in note
-    for kind in ("cwnd", "srtt", "rwnd", "queue"):
+    for kind in ("cwnd", "ssthresh", "srtt", "rwnd", "queue"):
         assert f"{kind} 1 × {samples} samples" in note, note
     code, out, _ = run_cli(["sim", str(DEFAULT), "--duration", "2"], capsys, monkeypatch)
     assert code == 0 and "traces" not in out

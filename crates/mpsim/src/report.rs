@@ -113,6 +113,10 @@ pub struct Traces {
     /// `cwnd["flow/subflow"]` in bytes, aligned with `time_s`.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub cwnd: Vec<NamedSeries>,
+    /// `ssthresh["flow/subflow"]` in bytes, 0 while none is set (before the first reduction;
+    /// Linux's "infinite" threshold).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub ssthresh: Vec<NamedSeries>,
     /// `srtt["flow/subflow"]`: the sender's smoothed RTT, milliseconds (0 before a sample).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub srtt: Vec<NamedSeries>,

@@ -29,10 +29,11 @@ pub struct Scenario {
     pub seed: u64,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
-    /// Time series to record: any of "cwnd", "srtt", "rwnd", "queue", "blocks". Default none.
+    /// Time series to record: any of "cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks".
+    /// Default none.
     #[serde(default)]
     pub trace: Vec<TraceKind>,
-    /// Sampling interval of the cwnd/srtt/rwnd/queue traces, milliseconds. Default 100.
+    /// Sampling interval of the cwnd/ssthresh/srtt/rwnd/queue traces, milliseconds. Default 100.
     #[serde(default = "default_trace_interval_ms")]
     pub trace_interval_ms: f64,
 }
@@ -41,6 +42,8 @@ pub struct Scenario {
 #[serde(rename_all = "lowercase")]
 pub enum TraceKind {
     Cwnd,
+    /// Each subflow's slow-start threshold.
+    Ssthresh,
     /// Each subflow's smoothed RTT estimate (RFC 6298 SRTT).
     Srtt,
     Rwnd,
@@ -643,7 +646,7 @@ impl Scenario {
             .trace
             .iter()
             .map(|kind| match kind {
-                TraceKind::Cwnd | TraceKind::Srtt => subflows,
+                TraceKind::Cwnd | TraceKind::Ssthresh | TraceKind::Srtt => subflows,
                 TraceKind::Rwnd => connections,
                 TraceKind::Queue => self.links.len() as f64,
                 TraceKind::Blocks => 0.0,

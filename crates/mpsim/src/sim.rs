@@ -130,6 +130,15 @@ impl<'s> Simulator<'s> {
         if kinds.contains(&TraceKind::Cwnd) {
             sample_subflows(&mut tr.cwnd, &self.conns, |sf| sf.cwnd);
         }
+        if kinds.contains(&TraceKind::Ssthresh) {
+            sample_subflows(&mut tr.ssthresh, &self.conns, |sf| {
+                if sf.ssthresh.is_finite() {
+                    sf.ssthresh
+                } else {
+                    0.0
+                }
+            });
+        }
         if kinds.contains(&TraceKind::Srtt) {
             sample_subflows(&mut tr.srtt, &self.conns, |sf| sf.rtt.srtt * 1e3);
         }

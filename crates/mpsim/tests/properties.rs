@@ -72,7 +72,7 @@ fn scenario() -> impl Strategy<Value = Value> {
         )
             .prop_map(|(links, flows, dur, seed)| {
                 json!({"duration_s": dur, "seed": seed, "links": links, "flows": flows,
-                                                     "trace": ["cwnd", "srtt", "rwnd", "queue", "blocks"]})
+                                                     "trace": ["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]})
             })
     })
 }

@@ -347,3 +347,53 @@ fn a_late_flow_traces_nothing_before_its_start() {
     }
     assert!(traces.cwnd[0].values[1..].iter().all(|v| *v > 0.0));
 }
+
+/// The `ssthresh` trace: none (0) before the first loss; each reduction sets it to half the
+/// window the previous sample saw, with Linux's floor of two segments (Reno, RFC 5681 §3.1 with
+/// Linux's cwnd in place of FlightSize) when the loss ends congestion avoidance (in slow start
+/// the window moves too fast for samples 10 ms apart to tell); and in congestion avoidance the
+/// window, restarting from it, grows by at most one segment per round trip, so by well under one
+/// between samples 10 ms apart on a 100 ms path.
+#[test]
+fn the_ssthresh_trace_halves_the_window_at_each_reduction() {
+    let r = run(json!({
+        "duration_s": 60.0, "seed": 4,
+        "links": [{"id": "l", "capacity_mbps": 20.0, "delay_ms": 50.0, "loss": 0.005,
+                   "queue": {"kind": "droptail", "packets": 10000}}],
+        "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]],
+                   "rcvbuf_bytes": 16_000_000}],
+        "trace": ["cwnd", "ssthresh"], "trace_interval_ms": 10.0
+    }));
+    let traces = r.traces.as_ref().expect("traces");
+    let (cwnd, ssthresh) = (&traces.cwnd[0].values, &traces.ssthresh[0].values);
+    assert_eq!(traces.ssthresh[0].name, "f/0");
+    assert_eq!(ssthresh.len(), traces.time_s.len());
+    let first = ssthresh
+        .iter()
+        .position(|&s| s > 0.0)
+        .expect("a loss within 60 s");
+    assert!(first > 0, "a threshold before any loss");
+    let mut reductions = 0;
+    for k in first..ssthresh.len() {
+        let (c0, s0, c1, s1) = (cwnd[k - 1], ssthresh[k - 1], cwnd[k], ssthresh[k]);
+        assert!(s1 > 0.0, "the threshold vanished at sample {k}");
+        let avoiding = s0 > 0.0 && c0 >= s0;
+        if s1 != s0 && avoiding {
+            reductions += 1;
+            let want = (c0 / 2.0).max(2.0 * MSS);
+            assert!(
+                (s1 - want).abs() <= 0.5 * MSS,
+                "sample {k}: ssthresh {s1} after a window of {c0}, expected {want}"
+            );
+        } else if s1 == s0 && avoiding {
+            assert!(
+                c1 - c0 <= MSS,
+                "sample {k}: window {c0} -> {c1} in one 10 ms step"
+            );
+        }
+    }
+    assert!(
+        reductions >= 10,
+        "{reductions} reductions in 60 s at 0.5 % loss"
+    );
+}

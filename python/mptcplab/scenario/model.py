@@ -74,7 +74,7 @@ Penalization = Literal["off", "nsdi12", "conext13"]
 BufferMode = Literal["auto", "fixed"]
 RtoPolicy = Literal["linux", "rfc6298"]
 CountMode = Literal["per_ack", "per_segment"]
-TraceKind = Literal["cwnd", "srtt", "rwnd", "queue", "blocks"]
+TraceKind = Literal["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]
 
 # serde accepts only JSON arrays for Vec; tuples are accepted here for convenience (a tuple
 # serialises as an array, so the simulator sees the same thing).
@@ -470,10 +470,11 @@ class Scenario(_Model):
     flows: Annotated[list[FlowSpec], Strict(False)]
     """The flows (at least one)."""
     trace: Annotated[list[TraceKind], Strict(False)] = Field(default_factory=list)
-    """Time series to record: any of ``cwnd``, ``srtt`` (each subflow's smoothed RTT, ms),
-    ``rwnd``, ``queue``, ``blocks``. Default none."""
+    """Time series to record: any of ``cwnd``, ``ssthresh`` (each subflow's slow-start
+    threshold, bytes), ``srtt`` (each subflow's smoothed RTT, ms), ``rwnd``, ``queue``,
+    ``blocks``. Default none."""
     trace_interval_ms: float = 100.0
-    """Sampling interval of the cwnd/srtt/rwnd/queue traces, milliseconds. Default 100."""
+    """Sampling interval of the cwnd/ssthresh/srtt/rwnd/queue traces, milliseconds. Default 100."""
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -542,6 +543,7 @@ class Scenario(_Model):
         subflows = float(sum(f.count * len(f.paths) for f in self.flows))
         per_kind = {
             "cwnd": subflows,
+            "ssthresh": subflows,
             "srtt": subflows,
             "rwnd": connections,
             "queue": float(len(self.links)),

@@ -381,6 +381,15 @@ def fidelity(data: RunData) -> dict[str, Any]:
     }
 
 
+#: Linux's TCP_INFINITE_SSTHRESH: no threshold set yet (the report's 0, as the simulator's).
+_INFINITE_SSTHRESH = 0x7FFFFFFF
+
+
+def _ssthresh_bytes(sample: dict[str, Any]) -> float:
+    segments = int(sample["snd_ssthresh"])
+    return 0.0 if segments >= _INFINITE_SSTHRESH else float(segments * sample["snd_mss"])
+
+
 def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any] | None:
     sc = data.scenario
     if not sc.trace:
@@ -399,8 +408,8 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
             out.append(value)
         return out
 
-    if {"cwnd", "srtt", "rwnd"} & set(sc.trace):
-        cwnd, srtt, rwnd = [], [], []
+    if {"cwnd", "ssthresh", "srtt", "rwnd"} & set(sc.trace):
+        cwnd, ssthresh, srtt, rwnd = [], [], [], []
         for group, client in zip(data.plan.groups, data.clients, strict=True):
             for k, flow_id in enumerate(group.flow.flow_ids()):
                 series = _subflow_series(group, _flow_samples(client, k))
@@ -408,6 +417,8 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
                     name = f"{flow_id}/{p}"
                     pts = [(t, float(s["snd_cwnd"] * s["snd_mss"])) for t, s in series[p]]
                     cwnd.append({"name": name, "values": on_grid(pts)})
+                    pts = [(t, _ssthresh_bytes(s)) for t, s in series[p]]
+                    ssthresh.append({"name": name, "values": on_grid(pts)})
                     # TCP_INFO's tcpi_rtt is the kernel's smoothed RTT, microseconds.
                     pts = [(t, s["rtt_us"] / 1000.0) for t, s in series[p]]
                     srtt.append({"name": name, "values": on_grid(pts)})
@@ -420,6 +431,8 @@ def _traces(data: RunData, block_series: list[dict[str, Any]]) -> dict[str, Any]
                 )
         if "cwnd" in sc.trace:
             traces["cwnd"] = cwnd
+        if "ssthresh" in sc.trace:
+            traces["ssthresh"] = ssthresh
         if "srtt" in sc.trace:
             traces["srtt"] = srtt
         if "rwnd" in sc.trace:

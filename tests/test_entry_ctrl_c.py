@@ -3,8 +3,10 @@
 A library that wraps an optional import in a bare ``except`` swallows the KeyboardInterrupt of
 a Ctrl-C pressed while it imports; the command must still end "interrupted" with code 130
 rather than go on to start its run. The cases run in a child interpreter whose ``mptcplab.cli``
-is a stand-in: importing it delivers SIGINT to the process, then either swallows the
-KeyboardInterrupt or lets it through; its ``main`` prints "ran" (what must not happen)."""
+is a stand-in: importing it delivers SIGINT to the process, then lets the KeyboardInterrupt
+through, swallows it, turns it into a RuntimeError (as a class body does when the key lands in
+``__set_name__``), or takes it inside a callback whose exception Python can only report as
+"Exception ignored"; its ``main`` prints "ran" (what must not happen)."""
 
 from __future__ import annotations
 
@@ -20,19 +22,34 @@ CHILD = textwrap.dedent(
     from importlib.abc import Loader, MetaPathFinder
     from importlib.util import spec_from_loader
 
-    SWALLOW = {swallow}
+    import weakref
+
+    MODE = {mode!r}
+
+    def ctrl_c():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+
+    class Thing:
+        pass
 
     class StandInCli(Loader):
         def create_module(self, spec):
             return None
 
         def exec_module(self, module):
-            try:
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(1)
-            except BaseException:
-                if not SWALLOW:
-                    raise
+            if MODE == "callback":
+                thing = Thing()
+                ref = weakref.ref(thing, lambda _: ctrl_c())
+                del thing
+            else:
+                try:
+                    ctrl_c()
+                except BaseException as exc:
+                    if MODE == "through":
+                        raise
+                    if MODE == "converted":
+                        raise RuntimeError("Error calling __set_name__") from exc
             module.main = lambda: print("ran")
 
     class Finder(MetaPathFinder):
@@ -48,10 +65,10 @@ CHILD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("swallow", [True, False])
-def test_ctrl_c_during_the_imports_ends_interrupted(swallow: bool) -> None:
+@pytest.mark.parametrize("mode", ["through", "swallowed", "converted", "callback"])
+def test_ctrl_c_during_the_imports_ends_interrupted(mode: str) -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD.format(swallow=swallow)],
+        [sys.executable, "-c", CHILD.format(mode=mode)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -23,9 +23,10 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
   The same runs trace each subflow's window and slow-start threshold every 10 ms: in
   congestion avoidance (window at or above a threshold that did not change between two
   samples) no window grows by more than one segment from one sample to the next, in either
-  backend. Every controller here grows by at most one segment per ACK and needs at least a
-  window's worth of ACKs for it (RFC 6356 §3, BALIA and OLIA drafts), and a 10 ms step of a
-  100 ms path sees a tenth of a window's ACKs. Linux restarts the count toward the next
+  backend. Every controller here needs at least two thirds of a window's worth of ACKs for a
+  segment (Reno and LIA a window's worth, RFC 6356 §3; BALIA's increase is at most Reno's;
+  OLIA's ε adds at most half of Reno's with two paths), and a 10 ms step of a 100 ms path
+  sees a tenth of a window's ACKs. Linux restarts the count toward the next
   increase at every window reduction (snd_cwnd_cnt = 0); a counter carried over from the
   window before the loss shows up as a jump of several segments right after recovery.
 - Nothing is left behind: no namespace, no registration, no BPF map after a run; after SIGKILL

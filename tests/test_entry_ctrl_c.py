@@ -18,11 +18,9 @@ import pytest
 
 CHILD = textwrap.dedent(
     """
-    import os, signal, sys, time, types
+    import os, signal, sys, time, weakref
     from importlib.abc import Loader, MetaPathFinder
     from importlib.util import spec_from_loader
-
-    import weakref
 
     MODE = {mode!r}
 

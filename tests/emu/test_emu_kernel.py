@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from emu_helpers import link, tcp_flow
+from emu_helpers import link, mptcp_flow, tcp_flow
 
 from mptcplab import emu
 from mptcplab.backends.emu.report import jain
@@ -92,13 +92,7 @@ def test_idle_round_trip_time_is_twice_the_path_delay(delays_ms: tuple[float, ..
 
 def test_mptcp_aggregates_two_paths_beyond_the_best_one() -> None:
     links = [link("wifi", 8.0, 10.0), link("3g", 2.0, 75.0)]
-    flow = {
-        "id": "phone",
-        "protocol": "mptcp",
-        "cc": "cubic",
-        "scheduler": "linger",
-        "paths": [["wifi"], ["3g"]],
-    }
+    flow = mptcp_flow("phone", [["wifi"], ["3g"]])
     report = emu.run(scenario(links, [flow], duration_s=14, warmup_s=4))
     f = report["flows"][0]
     assert report["backend"]["flows"]["phone"]["subflows_total"] == 2
@@ -113,13 +107,7 @@ def test_data_stuck_on_a_failing_subflow_is_reinjected_on_the_other() -> None:
     # MPTCP-level retransmission timer re-sends what it holds on the first subflow
     # (__mptcp_retrans), and the report counts it from mptcpi_bytes_retrans.
     links = [link("good", 8.0, 10.0), link("bad", 8.0, 10.0, loss=0.5)]
-    flow = {
-        "id": "c",
-        "protocol": "mptcp",
-        "cc": "reno",
-        "scheduler": "linger",
-        "paths": [["good"], ["bad"]],
-    }
+    flow = mptcp_flow("c", [["good"], ["bad"]], cc="reno")
     report = emu.run(scenario(links, [flow], duration_s=8))
     f = report["flows"][0]
     assert f["reinjections"] > 0, f

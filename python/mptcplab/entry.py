@@ -15,6 +15,7 @@ from __future__ import annotations
 import signal
 import sys
 from types import FrameType
+from typing import NoReturn
 
 _pressed = False
 
@@ -35,7 +36,7 @@ def _quiet_about_ctrl_c(unraisable: sys.UnraisableHookArgs) -> None:
         sys.__unraisablehook__(unraisable)
 
 
-def _interrupted() -> None:
+def _interrupted() -> NoReturn:
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
 

@@ -7,7 +7,9 @@ import swallows it (the command would then start its run as if nothing had been 
 class body turns it into a RuntimeError ("Error calling __set_name__"), and one raised in a
 callback of the import machinery is printed as "Exception ignored" and dropped. The handler
 below therefore remembers the key as well as raising it, and whatever ends the start-up after
-the key was pressed is reported as the interruption it is. It is installed as this module
+the key was pressed is reported as the interruption it is — including typer's silent exit 130,
+which is how a KeyboardInterrupt ends that reaches typer while it parses the command line or
+from a command that does not catch it. The handler is installed as this module
 loads, before anything slower than the modules the interpreter already holds is imported."""
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from types import FrameType
 from typing import NoReturn
 
 _pressed = False
+_said = False  # "interrupted" written by this module
 
 
 def _on_ctrl_c(signum: int, frame: FrameType | None) -> None:
@@ -37,6 +40,8 @@ def _quiet_about_ctrl_c(unraisable: sys.UnraisableHookArgs) -> None:
 
 
 def _interrupted() -> NoReturn:
+    global _said
+    _said = True
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
 
@@ -51,7 +56,14 @@ def main() -> None:
         # The commands stop on KeyboardInterrupt; those with more to undo install their own
         # handlers over this one.
         run_command()
-    except SystemExit:
+    except SystemExit as exc:
+        # typer ends a KeyboardInterrupt that reaches it with a silent exit 130 (see
+        # mptcplab.commands.interruption); a command's own report is not repeated.
+        if _pressed and exc.code == 130 and not _said:
+            from mptcplab.commands.interruption import interruption_reported
+
+            if not interruption_reported():
+                _interrupted()
         raise
     except BaseException:
         if _pressed:

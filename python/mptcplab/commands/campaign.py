@@ -14,6 +14,7 @@ from rich.table import Table
 from mptcplab.campaign.store import Store
 from mptcplab.commands.campaign_file import SetOption, load_campaign
 from mptcplab.commands.console import command_console
+from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
@@ -67,12 +68,11 @@ def run_command(
         )
     except CampaignInterrupted as stop:
         s = stop.summary
-        console.print(
+        report_interrupted(
             f"[yellow]interrupted[/]: {s.completed + s.failed} runs committed to {s.store}; "
-            "run the same command again to resume"
+            "run the same command again to resume",
+            console,
         )
-        # SystemExit, not typer.Exit: the CLI runs the app with standalone_mode=False, where
-        # typer.Exit's code would be returned rather than used.
         raise SystemExit(130) from None
     done = summary.already_done + summary.completed
     console.print(

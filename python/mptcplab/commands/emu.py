@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mptcplab.commands.console import command_console, report_table, run_progress
+from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.scenario_options import (
     DurationOption,
     FieldOption,
@@ -110,7 +111,7 @@ def emu_command(
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(1)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM; the run has been torn down
-        typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
+        report_interrupted()
         sys.exit(130)
     text = json.dumps(report, indent=2, allow_nan=False)
     write_report(text, output)

@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mptcplab.backends.perf.sockets import MAX_BUFFER_BYTES
 from mptcplab.backends.perf.wire import MAX_BLOCK_BYTES, MAX_DURATION_S, MIN_BLOCK_BYTES
 from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 
@@ -348,7 +349,7 @@ def gain_command(
                         progress.console.print(f"[red]{record['error']}[/red]", highlight=False)
                     progress.update(task, advance=1, failed=failed)
             except KeyboardInterrupt:
-                typer.secho(f"interrupted; {out} keeps what finished", err=True)
+                report_interrupted(f"interrupted; {out} keeps what finished")
                 sys.exit(130)
     print_matrix(records, console)
     if todo and failed == len(todo):

@@ -16,6 +16,7 @@ from rich.table import Table
 from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_share
 from mptcplab.analysis.metrics import jain_index
 from mptcplab.commands.console import command_console, report_table, run_progress
+from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.scenario_options import (
     TRACE_KINDS,
     DurationOption,
@@ -280,7 +281,7 @@ def sim_command(
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
-        typer.secho("interrupted", fg=typer.colors.YELLOW, err=True)
+        report_interrupted()
         _exit_abandoning_the_run(130)
     text = report.to_json(indent=2)
     write_report(text, output)

@@ -2,7 +2,8 @@
 
 A KeyboardInterrupt that reaches typer — Ctrl-C while the command line is parsed, or in a
 command with nothing to undo — ends the process with code 130 and says nothing (typer's
-``_main`` turns it into ``Exit(130)``). The console script reports those itself
+``_main`` turns it into ``Exit(130)`` since typer 0.28; before, click printed "Aborted!" and
+exited 1). The console script reports those itself
 (``mptcplab.entry``); a command that stops on Ctrl-C and reports why reports through here, so
 the console script does not say it twice."""
 

@@ -1,7 +1,8 @@
 //! One subflow: a TCP sender and its receiver.
 //!
-//! Sender: SACK-based loss recovery (RFC 6675 with FACK's loss test, see [`super::sack`]; the
-//! default, as in Linux) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
+//! Sender: SACK-based loss recovery (RFC 6675 with FACK's loss test, see [`super::sack`], and
+//! RACK's test for retransmissions lost again, see [`super::lost_retransmit`]; the default, as
+//! in Linux) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
 //! the first partial ACK) when SACK is off, slow start with appropriate byte counting (RFC 3465), RFC 6298 timer
 //! management with exponential backoff, go-back-N after a timeout (snd_nxt ← snd_una), and the
 //! congestion-avoidance increase and post-loss ssthresh delegated to a [`CongestionControl`].
@@ -18,6 +19,7 @@ use crate::cc::{Cc, CongestionControl, SubflowView};
 use crate::event::Timer;
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{TcpOptions, HEADER_BYTES, MSS_BYTES};
+use crate::tcp::lost_retransmit::RetransmitLog;
 use crate::tcp::reorder::ReorderQueue;
 use crate::tcp::rtt::{RttEstimator, MAX_RTO};
 use crate::tcp::sack::{RangeSet, SackBlocks, NO_SACK};
@@ -140,6 +142,8 @@ pub struct Subflow {
     /// inside one was marked SACKed then, and SACKed segments never lose the mark.
     last_sack_ack: u64,
     last_sack_blocks: SackBlocks,
+    /// This SACK recovery's retransmissions, to find those dropped again.
+    retx_log: RetransmitLog,
     /// Upstream MPTCP's stale detection: retransmission periods without ACK progress, and the
     /// `rcv_tstamp` they were counted against (`mptcp_pm_subflow_chk_stale`).
     pub stale_count: u8,
@@ -185,6 +189,7 @@ impl Subflow {
             high_sacked: 0,
             last_sack_ack: 0,
             last_sack_blocks: NO_SACK,
+            retx_log: RetransmitLog::default(),
             retx_outstanding: 0,
             retx_scan: 0,
             rtt: RttEstimator::new(opts.rto_policy),
@@ -440,6 +445,7 @@ impl Subflow {
         if self.in_sack_recovery() && !seg.retransmitted && !seg.sacked {
             self.segs[0].retransmitted = true;
             self.retx_outstanding += seg.len as u64;
+            self.retx_log.record(seg.seq, self.high_data);
         }
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
@@ -472,6 +478,7 @@ impl Subflow {
             self.retx_outstanding += seg.len as u64;
             self.retx_scan = seg.seq + seg.len as u64;
             let seg = *seg;
+            self.retx_log.record(seg.seq, self.high_data);
             self.skip_settled_segments();
             seg
         };
@@ -514,6 +521,7 @@ impl Subflow {
                 if front.seq + front.len as u64 <= ack {
                     if front.retransmitted && !front.sacked {
                         self.retx_outstanding -= front.len as u64;
+                        self.retx_log.delivered(front.seq);
                     }
                     self.segs.pop_front();
                 } else {
@@ -549,6 +557,7 @@ impl Subflow {
                     for s in self.segs.iter_mut() {
                         s.retransmitted = false;
                     }
+                    self.retx_log.clear();
                 }
             } else if self.in_recovery {
                 if ack >= self.recover {
@@ -642,12 +651,43 @@ impl Subflow {
             self.retx_scan = self.snd_una;
             self.counters.fast_retransmits += 1;
         }
+        // The log sits with the fields only losses touch: outside recovery it is empty and
+        // not read.
+        if self.in_recovery && !self.retx_log.is_empty() {
+            self.mark_lost_retransmissions();
+        }
         self.skip_settled_segments();
+        debug_assert_eq!(
+            self.retx_outstanding,
+            self.segs
+                .iter()
+                .filter(|s| s.retransmitted && !s.sacked)
+                .map(|s| s.len as u64)
+                .sum::<u64>(),
+            "retran_data is the retransmitted bytes neither SACKed nor found lost"
+        );
         // The fields of the view an ACK can have changed since.
         let v = &mut views[i];
         (v.cwnd, v.ssthresh, v.in_recovery) = (self.cwnd, self.ssthresh, self.in_recovery);
         debug_assert_eq!(views[i], self.view());
         out
+    }
+
+    /// Retransmissions dropped again (see [`super::lost_retransmit`]) become lost segments
+    /// like any other: no longer counted in the pipe, and [`Subflow::next_lost`]'s answers
+    /// once the scan point is moved back to them.
+    fn mark_lost_retransmissions(&mut self) {
+        while let Some(seq) = self.retx_log.pop_lost(self.high_sacked) {
+            let i = self.seg_index(seq);
+            match self.segs.get_mut(i) {
+                Some(seg) if seg.seq == seq && seg.retransmitted && !seg.sacked => {
+                    seg.retransmitted = false;
+                    self.retx_outstanding -= seg.len as u64;
+                    self.retx_scan = self.retx_scan.min(seq);
+                }
+                _ => {} // (S)ACKed since
+            }
+        }
     }
 
     /// Move the SACK-recovery scan point past segments that are SACKed or already
@@ -719,6 +759,7 @@ impl Subflow {
                 seg.sacked = true;
                 if seg.retransmitted {
                     self.retx_outstanding -= seg.len as u64;
+                    self.retx_log.delivered(seg.seq);
                 }
             }
         }
@@ -757,6 +798,7 @@ impl Subflow {
         for s in self.segs.iter_mut() {
             s.retransmitted = false;
         }
+        self.retx_log.clear();
         self.counters.timeouts += 1;
         self.arm_rto(now, queue, conn);
         views[i] = self.view();
@@ -1059,6 +1101,67 @@ mod tests {
             Some(rto),
             "RFC 6582: a running timer runs on"
         );
+    }
+
+    /// A retransmission dropped again is found without the timer (RACK, RFC 8985 §6.2, as
+    /// Linux does; see [`super::lost_retransmit`]): once data sent after it is SACKed, or a
+    /// retransmission sent after it is, it leaves the pipe and is re-sent.
+    #[test]
+    fn a_retransmission_lost_again_is_re_sent_before_the_timer() {
+        let at = SimTime::from_millis;
+        let sacking = |blocks: &[(u64, u64)]| {
+            let mut sack = NO_SACK;
+            for (b, &(lo, hi)) in sack.iter_mut().zip(blocks) {
+                *b = ((lo * SEG) as u32, (hi * SEG) as u32);
+            }
+            sack
+        };
+        // Segment 0 lost, then its retransmission (sent when 20 segments were out).
+        let mut s = sender(20);
+        for k in 2..=5 {
+            s.ack(0, sacking(&[(1, k)]), at(300));
+        }
+        assert_eq!(
+            s.sf.retransmit_head(0, at(300), &mut s.queue).unwrap().seq,
+            0
+        );
+        assert_eq!(s.sf.retx_outstanding, SEG);
+        for k in 20..23 {
+            s.sf.send_new(0, k * SEG, MSS_BYTES, at(310), &mut s.queue);
+        }
+        s.ack(0, sacking(&[(1, 20)]), at(340));
+        assert!(
+            !s.sf.has_retransmissions_pending(),
+            "nothing sent after it delivered yet"
+        );
+        s.ack(0, sacking(&[(21, 22), (1, 20)]), at(360));
+        assert_eq!(s.sf.retx_outstanding, 0, "out of the pipe");
+        assert!(s.sf.has_retransmissions_pending());
+        let again = s.sf.retransmit_next(0, at(360), &mut s.queue).unwrap();
+        assert_eq!(again.seq, 0);
+
+        // Segments 0 and 5 lost and re-sent in that order; only 5's retransmission arrives.
+        let mut s = sender(20);
+        s.ack(0, sacking(&[(1, 5), (6, 10)]), at(300));
+        assert_eq!(
+            s.sf.retransmit_head(0, at(300), &mut s.queue).unwrap().seq,
+            0
+        );
+        assert_eq!(
+            s.sf.retransmit_next(0, at(300), &mut s.queue).unwrap().seq,
+            5 * SEG
+        );
+        assert!(!s.sf.has_retransmissions_pending());
+        s.ack(0, sacking(&[(1, 10)]), at(400));
+        assert!(s.sf.has_retransmissions_pending());
+        assert_eq!(
+            s.sf.retransmit_next(0, at(400), &mut s.queue).unwrap().seq,
+            0
+        );
+        // Its arrival ends the recovery; the timer never fired.
+        s.ack(20 * SEG, NO_SACK, at(500));
+        assert!(!s.sf.in_recovery);
+        assert_eq!(s.sf.counters.timeouts, 0);
     }
 
     /// Linux keeps a subflow in the Loss state after a timeout until everything it had sent

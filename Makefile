@@ -9,6 +9,8 @@ PIP := $(VENV)/bin/pip
 MPTCPLAB := $(VENV)/bin/mptcplab
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
+# Every pip install here, maturin's included, takes the versions the suite last passed with.
+export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock
 
@@ -20,7 +22,7 @@ all: build
 	bash scripts/install-system-deps.sh
 	touch $@
 
-$(VENV)/.stamp-venv: pyproject.toml
+$(VENV)/.stamp-venv: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet numpy scipy pandas matplotlib pydantic typer rich pyarrow \

@@ -20,7 +20,6 @@ from types import FrameType
 from typing import NoReturn
 
 _pressed = False
-_said = False  # "interrupted" written by this module
 
 
 def _on_ctrl_c(signum: int, frame: FrameType | None) -> None:
@@ -40,8 +39,6 @@ def _quiet_about_ctrl_c(unraisable: sys.UnraisableHookArgs) -> None:
 
 
 def _interrupted() -> NoReturn:
-    global _said
-    _said = True
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
 
@@ -52,14 +49,14 @@ def main() -> None:
         from mptcplab.cli import main as run_command
 
         if _pressed:
-            _interrupted()
+            raise KeyboardInterrupt  # one the import swallowed
         # The commands stop on KeyboardInterrupt; those with more to undo install their own
         # handlers over this one.
         run_command()
     except SystemExit as exc:
         # typer ends a KeyboardInterrupt that reaches it with a silent exit 130 (see
         # mptcplab.commands.interruption); a command's own report is not repeated.
-        if _pressed and exc.code == 130 and not _said:
+        if _pressed and exc.code == 130:
             from mptcplab.commands.interruption import interruption_reported
 
             if not interruption_reported():

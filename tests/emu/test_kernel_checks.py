@@ -91,6 +91,20 @@ def test_simulator_switches_set_explicitly_are_refused() -> None:
     assert err.field == "flows[0].tcp.count_mode"
 
 
+def test_loss_detection_other_than_the_kernels_rack_is_noted() -> None:
+    # Linux has found losses with RACK only since 4.15 dropped FACK.
+    for tcp in ({"loss_detection": "fack"}, {}):
+        notes = kernel.check(scenario(cc="cubic", scheduler="linger", tcp=tcp), KERNEL)
+        assert any("loss_detection" in n and "'fack'" in n and "RACK" in n for n in notes)
+    rack = kernel.check(
+        scenario(cc="cubic", scheduler="linger", tcp={"loss_detection": "rack"}), KERNEL
+    )
+    assert not any("loss_detection" in n for n in rack)
+    # Without SACK the option does not apply.
+    plain = kernel.check(scenario(cc="cubic", scheduler="linger", tcp={"sack": False}), KERNEL)
+    assert not any("loss_detection" in n for n in plain)
+
+
 # The BALIA program floors ssthresh at one segment (as Linux mptcp_balia.c); the LIA program's
 # ssthresh is tcp_reno_ssthresh (at least two segments) where the simulator honours one.
 # Accepted, such a run would report a floor the kernel did not apply.
@@ -146,7 +160,8 @@ def test_tcp_flows_ignore_the_mptcp_scheduler() -> None:
             "flows": [{"id": "t", "protocol": "tcp", "paths": [["a"]]}],
         }
     )
-    assert kernel.check(sc, KERNEL) == []
+    notes = kernel.check(sc, KERNEL)
+    assert [n for n in notes if "loss_detection" not in n] == []  # (a TCP matter, noted)
 
 
 SCENARIO_FILE = """\

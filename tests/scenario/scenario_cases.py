@@ -406,6 +406,7 @@ GOOD: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
             initial_window=1,
             delayed_ack=True,
             rto_policy="rfc6298",
+            loss_detection="rack",
             abc_limit=1,
             count_mode="per_segment",
             recovery_uses_ssthresh=False,

@@ -88,6 +88,14 @@ def test_two_path_connection_options() -> None:
     assert t.two_path(duration_s=60).duration_s == 60  # the study's 60 s iperf runs
 
 
+def test_two_path_and_its_reference_take_the_loss_detection_given() -> None:
+    # The default leaves the flow's tcp table as it was (run keys of existing stores hold).
+    assert "loss_detection" not in t.two_path().flows[0].tcp.model_fields_set
+    assert t.two_path().flows[0].tcp.loss_detection == "fack"
+    for scenario in (t.two_path(loss_detection="rack"), t.single_path(loss_detection="rack")):
+        assert scenario.flows[0].tcp.loss_detection == "rack"
+
+
 def test_two_path_refuses_tcp() -> None:
     with pytest.raises(UserError) as info:
         t.two_path(protocol="tcp")
@@ -343,6 +351,8 @@ def test_make_unknown_parameter_lists_the_accepted_ones() -> None:
         ("two_path", {"app": {"kind": "size"}}, "app.bytes"),
         ("two_path", {"warmup_s": 60}, "warmup_s"),
         ("single_path", {"path": 2}, "path"),
+        ("two_path", {"loss_detection": "dupack"}, "loss_detection"),
+        ("single_path", {"loss_detection": "RACK"}, "loss_detection"),
         ("shared_ap", {"n1": 0}, "n1"),
         ("shared_ap", {"multipath": "yes"}, "multipath"),
         ("multihomed_isp", {"ct_mbps": -1}, "ct_mbps"),

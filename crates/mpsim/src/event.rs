@@ -22,6 +22,8 @@ pub enum Event {
     Arrival(crate::topology::PipeId),
     /// A subflow's retransmission timer.
     Rto { conn: u32, subflow: u16 },
+    /// A subflow's RACK reordering timer (RFC 8985 §6.3).
+    RackReorder { conn: u32, subflow: u16 },
     /// A subflow's delayed-ACK timer.
     DelayedAck { conn: u32, subflow: u16 },
     /// A subflow's handshake completes: it may send.

@@ -172,6 +172,18 @@ pub enum RtoPolicy {
     Rfc6298,
 }
 
+/// How a SACK sender decides that a segment is lost.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetection {
+    /// Forward acknowledgement: DupThresh segments' worth SACKed above it (Linux 2.6–4.14).
+    #[default]
+    Fack,
+    /// RACK (RFC 8985): something sent after it was delivered and a reordering window has
+    /// passed (Linux 4.18 on, its only test since).
+    Rack,
+}
+
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CountMode {
@@ -291,6 +303,9 @@ pub struct TcpOptions {
     /// does. false = NewReno (RFC 6582). Default true.
     #[serde(default = "default_true")]
     pub sack: bool,
+    /// With SACK: how losses are found. Default fack.
+    #[serde(default)]
+    pub loss_detection: LossDetection,
     /// Appropriate byte counting limit L in slow start (RFC 3465). Default 2.
     #[serde(default = "default_abc_limit")]
     pub abc_limit: u32,
@@ -328,6 +343,7 @@ impl Default for TcpOptions {
             delayed_ack: false,
             rto_policy: RtoPolicy::default(),
             sack: true,
+            loss_detection: LossDetection::default(),
             abc_limit: default_abc_limit(),
             count_mode: CountMode::default(),
             recovery_uses_ssthresh: true,

@@ -248,6 +248,7 @@ impl<'s> Simulator<'s> {
             match event {
                 Event::Arrival(pipe) => self.arrive(pipe, now),
                 Event::Rto { conn, .. }
+                | Event::RackReorder { conn, .. }
                 | Event::DelayedAck { conn, .. }
                 | Event::SubflowStart { conn, .. }
                 | Event::MptcpRetransmit { conn } => {

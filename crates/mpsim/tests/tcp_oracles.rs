@@ -397,3 +397,56 @@ fn the_ssthresh_trace_halves_the_window_at_each_reduction() {
         "{reductions} reductions in 60 s at 0.5 % loss"
     );
 }
+
+/// RACK (RFC 8985 §3.4) against FACK where a window is too small for duplicate ACKs: a fixed
+/// receive buffer of three segments leaves at most two segments behind each random loss, so two
+/// duplicate ACKs come back, below DupThresh (RFC 5681 §3.2), and two segments are SACKed, below
+/// FACK's three. FACK therefore waits for the retransmission timer at nearly every loss; RACK
+/// deems the segment lost a round trip plus min_rtt/4 after it was sent and repairs it by fast
+/// retransmit, so the flow stays near rcvbuf/RTT. Only a retransmission lost again (1 % of
+/// them) could still end in a timeout.
+#[test]
+fn rack_repairs_losses_that_leave_too_few_segments_for_duplicate_acks() {
+    let rcvbuf = 3 * 1448u64;
+    let run_with = |detection: &str| {
+        let r = run(json!({
+            "duration_s": 120.0, "seed": 3,
+            "links": [{"id": "l", "capacity_mbps": 10.0, "delay_ms": 25.0, "loss": 0.01,
+                       "queue": {"kind": "droptail", "packets": 100}}],
+            "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]],
+                       "rcvbuf_bytes": rcvbuf, "tcp": {"loss_detection": detection}}]
+        }));
+        let s = &flow(&r, "f").subflows[0];
+        let drops = r.links[0].random_drops as f64;
+        println!(
+            "{detection}: goodput {:.3} Mbit/s, {} random drops, {} timeouts, {} fast retransmits",
+            flow(&r, "f").goodput_mbps,
+            drops,
+            s.timeouts,
+            s.fast_retransmits
+        );
+        assert!(drops >= 30.0, "too few losses to judge: {drops}");
+        (
+            flow(&r, "f").goodput_mbps,
+            s.timeouts as f64 / drops,
+            s.fast_retransmits as f64 / drops,
+        )
+    };
+    let (fack_goodput, fack_timeouts, fack_fast) = run_with("fack");
+    let (rack_goodput, rack_timeouts, rack_fast) = run_with("rack");
+    assert!(
+        fack_timeouts >= 0.9 && fack_fast <= 0.1,
+        "FACK: timeouts per loss {fack_timeouts}, fast retransmits per loss {fack_fast}"
+    );
+    assert!(
+        rack_timeouts <= 0.1 && rack_fast >= 0.9,
+        "RACK: timeouts per loss {rack_timeouts}, fast retransmits per loss {rack_fast}"
+    );
+    // The window over the RTT (propagation plus one packet's serialisation each way is
+    // negligible at 3 segments).
+    let bound = rcvbuf as f64 * 8.0 / (0.050 + PACKET * 8.0 / 10e6) / 1e6;
+    assert!(
+        rack_goodput >= 0.9 * bound && rack_goodput > fack_goodput,
+        "RACK {rack_goodput}, FACK {fack_goodput}, rcvbuf/RTT {bound}"
+    );
+}

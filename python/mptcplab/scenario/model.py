@@ -40,6 +40,7 @@ __all__ = [
     "FlowSpec",
     "Issue",
     "LinkSpec",
+    "LossDetection",
     "Penalization",
     "Protocol",
     "QueueSpec",
@@ -73,6 +74,7 @@ SchedulerKind = Literal["minrtt", "roundrobin", "redundant", "linger"]
 Penalization = Literal["off", "nsdi12", "conext13"]
 BufferMode = Literal["auto", "fixed"]
 RtoPolicy = Literal["linux", "rfc6298"]
+LossDetection = Literal["fack", "rack"]
 CountMode = Literal["per_ack", "per_segment"]
 TraceKind = Literal["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]
 
@@ -248,6 +250,10 @@ class TcpOptions(_Model):
     sack: bool = True
     """Selective acknowledgements with SACK-based loss recovery (RFC 2018, RFC 6675), as Linux
     does; false = NewReno (RFC 6582). Default true."""
+    loss_detection: LossDetection = "fack"
+    """With SACK, how a segment is found lost: ``fack``, DupThresh segments' worth SACKed above
+    it (Linux 2.6–4.14, the kernels of the published studies); ``rack``, a segment sent after
+    it delivered and a reordering window passed (RFC 8985; Linux 4.18 on). Default fack."""
     abc_limit: U32 = 2
     """Appropriate byte counting limit L in slow start (RFC 3465). Default 2."""
     count_mode: CountMode = "per_ack"

@@ -826,6 +826,22 @@ impl Connection {
                     self.push(ctx);
                 }
             }
+            Event::RackReorder { subflow, .. } => {
+                let s = subflow as usize;
+                if !self.subflows[s].reo_timer.fire(ctx.now, ctx.events, event) {
+                    return;
+                }
+                debug_assert!(self.views_are_current());
+                if self.subflows[s].on_reorder_timeout(
+                    self.index,
+                    ctx.now,
+                    &mut self.cc,
+                    &mut self.views,
+                    ctx.events,
+                ) {
+                    self.push(ctx);
+                }
+            }
             Event::DelayedAck { subflow, .. } => {
                 let s = subflow as usize;
                 if self.subflows[s]

@@ -2,7 +2,8 @@
 //!
 //! Sender: SACK-based loss recovery (RFC 6675 with FACK's loss test, see [`super::sack`], and
 //! RACK's test for retransmissions lost again, see [`super::lost_retransmit`]; the default, as
-//! in Linux) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
+//! in Linux 2.6–4.14; or with RACK's time-based test for every segment, see [`super::rack`], as
+//! in Linux since) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
 //! the first partial ACK) when SACK is off, slow start with appropriate byte counting (RFC 3465), RFC 6298 timer
 //! management with exponential backoff, go-back-N after a timeout (snd_nxt ← snd_una), and the
 //! congestion-avoidance increase and post-loss ssthresh delegated to a [`CongestionControl`].
@@ -18,8 +19,9 @@
 use crate::cc::{Cc, CongestionControl, SubflowView};
 use crate::event::Timer;
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{TcpOptions, HEADER_BYTES, MSS_BYTES};
+use crate::scenario::{LossDetection, TcpOptions, HEADER_BYTES, MSS_BYTES};
 use crate::tcp::lost_retransmit::RetransmitLog;
+use crate::tcp::rack::Rack;
 use crate::tcp::reorder::ReorderQueue;
 use crate::tcp::rtt::{RttEstimator, MAX_RTO};
 use crate::tcp::sack::{RangeSet, SackBlocks, NO_SACK};
@@ -43,6 +45,8 @@ pub struct SentSegment {
     pub sacked: bool,
     /// Retransmitted during the current SACK recovery.
     pub retransmitted: bool,
+    /// Deemed lost by RACK (and not SACKed since); cleared by a timeout.
+    pub lost: bool,
 }
 
 /// Per-subflow counters for the report.
@@ -92,6 +96,8 @@ pub struct Subflow {
     cwnd_limited_gate: bool,
     sack: bool,
     delayed_ack: bool,
+    /// RACK instead of FACK (with SACK only).
+    rack_enabled: bool,
     /// Highest sequence sent + 1.
     pub high_data: u64,
     pub segs: VecDeque<SentSegment>,
@@ -144,6 +150,17 @@ pub struct Subflow {
     last_sack_blocks: SackBlocks,
     /// This SACK recovery's retransmissions, to find those dropped again.
     retx_log: RetransmitLog,
+    rack: Rack,
+    /// With RACK only: when each segment of `segs` (same index) was last sent. Kept apart so
+    /// that the scoreboard every ACK walks stays as small without RACK.
+    sent_times: VecDeque<SimTime>,
+    /// RACK's reordering timer (RFC 8985 §6.3).
+    pub reo_timer: Timer,
+    /// SACKed bytes above snd_una, and bytes RACK deemed lost (not SACKed since), of which
+    /// `lost_unsent` are not retransmitted yet: RFC 6675's pipe in RACK mode.
+    sacked_bytes: u64,
+    lost_bytes: u64,
+    lost_unsent: u64,
     /// Upstream MPTCP's stale detection: retransmission periods without ACK progress, and the
     /// `rcv_tstamp` they were counted against (`mptcp_pm_subflow_chk_stale`).
     pub stale_count: u8,
@@ -190,6 +207,13 @@ impl Subflow {
             last_sack_ack: 0,
             last_sack_blocks: NO_SACK,
             retx_log: RetransmitLog::default(),
+            rack_enabled: opts.sack && opts.loss_detection == LossDetection::Rack,
+            rack: Rack::default(),
+            sent_times: VecDeque::new(),
+            reo_timer: Timer::default(),
+            sacked_bytes: 0,
+            lost_bytes: 0,
+            lost_unsent: 0,
             retx_outstanding: 0,
             retx_scan: 0,
             rtt: RttEstimator::new(opts.rto_policy),
@@ -237,6 +261,11 @@ impl Subflow {
     /// during go-back-N after a timeout).
     pub fn pipe(&self) -> u64 {
         if self.sack && !self.go_back_n() {
+            if self.rack_enabled {
+                // RFC 6675 §4 / Linux `tcp_packets_in_flight`: what is out, less what is SACKed
+                // or lost, plus the retransmissions (a lost segment re-sent counts once).
+                return self.flight() - self.sacked_bytes - self.lost_bytes + self.retx_outstanding;
+            }
             // `high_sacked` is never below `snd_una`: both move together on every ACK.
             debug_assert!(self.high_sacked >= self.snd_una);
             let fack = self.high_sacked.min(self.snd_nxt);
@@ -292,6 +321,19 @@ impl Subflow {
     }
 
     fn scan_for_lost(&self) -> Option<usize> {
+        if self.rack_enabled {
+            if self.lost_unsent == 0 {
+                return None;
+            }
+            let start = self.seg_index(self.retx_scan);
+            return self
+                .segs
+                .iter()
+                .enumerate()
+                .skip(start)
+                .find(|(_, s)| s.lost && !s.sacked && !s.retransmitted)
+                .map(|(i, _)| i);
+        }
         let threshold = 3 * self.mss as u64;
         let start = self.seg_index(self.retx_scan);
         self.segs
@@ -413,8 +455,12 @@ impl Subflow {
             dsn,
             sacked: false,
             retransmitted: false,
+            lost: false,
         };
         self.segs.push_back(seg);
+        if self.rack_enabled {
+            self.sent_times.push_back(now);
+        }
         self.snd_nxt += len as u64;
         self.high_data = self.snd_nxt;
         self.counters.packets_sent += 1;
@@ -429,11 +475,6 @@ impl Subflow {
         self.segs.partition_point(|s| s.seq < seq)
     }
 
-    fn segment_at(&self, seq: u64) -> Option<SentSegment> {
-        let i = self.seg_index(seq);
-        self.segs.get(i).copied().filter(|s| s.seq == seq)
-    }
-
     /// Re-send the segment at snd_una (fast retransmit, partial ACK).
     pub fn retransmit_head(
         &mut self,
@@ -445,7 +486,15 @@ impl Subflow {
         if self.in_sack_recovery() && !seg.retransmitted && !seg.sacked {
             self.segs[0].retransmitted = true;
             self.retx_outstanding += seg.len as u64;
-            self.retx_log.record(seg.seq, self.high_data);
+            if seg.lost {
+                self.lost_unsent -= seg.len as u64;
+            }
+            if !self.rack_enabled {
+                self.retx_log.record(seg.seq, self.high_data);
+            }
+        }
+        if self.rack_enabled {
+            self.sent_times[0] = now;
         }
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
@@ -464,21 +513,33 @@ impl Subflow {
         let mut resends_head = false;
         let seg = if self.go_back_n() {
             loop {
-                let seg = self.segment_at(self.snd_nxt)?;
+                let i = self.seg_index(self.snd_nxt);
+                let seg = *self.segs.get(i).filter(|s| s.seq == self.snd_nxt)?;
                 self.snd_nxt += seg.len as u64;
                 if !seg.sacked {
+                    if self.rack_enabled {
+                        self.sent_times[i] = now;
+                    }
                     break seg;
                 }
             }
         } else {
             let i = self.next_lost()?;
             resends_head = i == 0;
+            if self.rack_enabled {
+                self.sent_times[i] = now;
+            }
             let seg = &mut self.segs[i];
             seg.retransmitted = true;
+            if seg.lost {
+                self.lost_unsent -= seg.len as u64;
+            }
             self.retx_outstanding += seg.len as u64;
             self.retx_scan = seg.seq + seg.len as u64;
             let seg = *seg;
-            self.retx_log.record(seg.seq, self.high_data);
+            if !self.rack_enabled {
+                self.retx_log.record(seg.seq, self.high_data);
+            }
             self.skip_settled_segments();
             seg
         };
@@ -509,12 +570,15 @@ impl Subflow {
         let i = self.index as usize;
         let mss = self.mss as f64;
         if self.sack && ack >= self.snd_una && pkt.sack != NO_SACK {
-            self.apply_sack(ack, &pkt.sack);
+            self.apply_sack(ack, &pkt.sack, now);
         }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             out.newly_acked = acked;
             let flight_before = self.flight();
+            if self.rack_enabled {
+                self.rack_cumulative_ack(ack, now);
+            }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             while let Some(front) = self.segs.front() {
@@ -532,6 +596,9 @@ impl Subflow {
             let rtt_sample = (pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr).then(|| {
                 let rtt_s = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
                 self.rtt.sample(rtt_s);
+                if self.rack_enabled {
+                    self.rack.rtt_sample(rtt_s);
+                }
                 // The only field of the view an ACK changes before the congestion control runs.
                 views[i].srtt_s = self.rtt.srtt;
                 self.backoff = 0;
@@ -553,9 +620,13 @@ impl Subflow {
                     // RFC 6675 §5: recovery ends when everything sent before it is acknowledged.
                     self.in_recovery = false;
                     self.cwnd = self.ssthresh;
-                    self.retx_outstanding = 0;
-                    for s in self.segs.iter_mut() {
-                        s.retransmitted = false;
+                    if !self.rack_enabled {
+                        // FACK judges the next recovery afresh; RACK keeps judging what is
+                        // still out, retransmissions included, by when it was sent.
+                        self.retx_outstanding = 0;
+                        for s in self.segs.iter_mut() {
+                            s.retransmitted = false;
+                        }
                     }
                     self.retx_log.clear();
                 }
@@ -615,7 +686,7 @@ impl Subflow {
                 if !self.sack {
                     self.cwnd += mss;
                 }
-            } else if self.dupacks == DUP_THRESH && ack >= self.recover {
+            } else if self.dupacks == DUP_THRESH && ack >= self.recover && !self.rack_enabled {
                 // RFC 6582 §3.2 step 1: only dupACKs beyond `recover` start a new recovery.
                 debug_assert_eq!(views[i], self.view());
                 cc.on_congestion_event(i, views, now, false);
@@ -638,18 +709,20 @@ impl Subflow {
         // SACKed amount comes first: nearly every ACK fails that test alone.
         if self.high_sacked > self.snd_una + DUP_THRESH as u64 * self.mss as u64
             && self.sack
+            && !self.rack_enabled
             && !self.in_recovery
             && !self.timeout_episode
             && self.snd_una >= self.recover
         {
-            views[i] = self.view();
-            cc.on_congestion_event(i, views, now, false);
-            self.ssthresh = cc.ssthresh_after_loss(i, views, now);
-            self.recover = self.high_data;
-            self.in_recovery = true;
-            self.cwnd = self.ssthresh;
-            self.retx_scan = self.snd_una;
-            self.counters.fast_retransmits += 1;
+            self.enter_sack_recovery(cc, views, now);
+        }
+        // RACK (RFC 8985 §6.2): judge what was sent before the newest delivered segment; any
+        // loss starts a recovery (Linux `tcp_time_to_recover`: lost_out > 0).
+        if self.rack_enabled && self.rack.take_advanced() && self.rack_may_judge() {
+            self.rack_detect_loss(now, queue, conn);
+            if self.lost_bytes > 0 && !self.in_recovery && self.snd_una >= self.recover {
+                self.enter_sack_recovery(cc, views, now);
+            }
         }
         // The log sits with the fields only losses touch: outside recovery it is empty and
         // not read.
@@ -666,11 +739,162 @@ impl Subflow {
                 .sum::<u64>(),
             "retran_data is the retransmitted bytes neither SACKed nor found lost"
         );
+        debug_assert!(self.rack_counts_hold());
         // The fields of the view an ACK can have changed since.
         let v = &mut views[i];
         (v.cwnd, v.ssthresh, v.in_recovery) = (self.cwnd, self.ssthresh, self.in_recovery);
         debug_assert_eq!(views[i], self.view());
         out
+    }
+
+    /// Enter SACK recovery (RFC 6675 §5): the congestion control's reduction, straight to
+    /// ssthresh, retransmissions from snd_una on.
+    fn enter_sack_recovery(&mut self, cc: &mut Cc, views: &mut [SubflowView], now: SimTime) {
+        let i = self.index as usize;
+        views[i] = self.view();
+        cc.on_congestion_event(i, views, now, false);
+        self.ssthresh = cc.ssthresh_after_loss(i, views, now);
+        self.recover = self.high_data;
+        self.in_recovery = true;
+        self.cwnd = self.ssthresh;
+        self.retx_scan = self.snd_una;
+        self.counters.fast_retransmits += 1;
+    }
+
+    /// RACK judges segments outside the timeout's go-back-N recovery, which re-sends
+    /// everything outstanding anyway (and leaves send times out of sequence order).
+    fn rack_may_judge(&self) -> bool {
+        !self.timeout_episode && !self.in_loss_state() && !self.go_back_n()
+    }
+
+    /// RFC 8985 §6.2 (Linux `tcp_rack_detect_loss`): mark lost every segment not (S)ACKed that
+    /// was sent before the newest delivered one, once RACK.rtt + reo_wnd has passed since it
+    /// was sent; arm the reordering timer for those still within that time.
+    fn rack_detect_loss(&mut self, now: SimTime, queue: &mut crate::event::EventQueue, conn: u32) {
+        let sacked_segments = self.sacked_bytes / self.mss as u64;
+        let reo_wnd = self
+            .rack
+            .reo_wnd_ns(self.in_recovery, sacked_segments, self.rtt.srtt);
+        let mut wait = 0u64;
+        for k in 0..self.segs.len() {
+            let seg = self.segs[k];
+            if seg.sacked || (seg.lost && !seg.retransmitted) {
+                continue;
+            }
+            let end = seg.seq + seg.len as u64;
+            match self
+                .rack
+                .time_to_lost(self.sent_times[k], end, reo_wnd, now)
+            {
+                // First transmissions go out in sequence order: none further on was sent
+                // before the delivered segment either. A retransmission says nothing about
+                // what follows it.
+                None if seg.retransmitted => continue,
+                None => break,
+                Some(0) => self.mark_lost(k),
+                Some(remaining) => wait = wait.max(remaining),
+            }
+        }
+        if wait > 0 {
+            let ev = crate::event::Event::RackReorder {
+                conn,
+                subflow: self.index,
+            };
+            self.reo_timer.set(now + SimTime(wait), queue, ev);
+        }
+    }
+
+    /// Segments about to leave the scoreboard, cumulatively acknowledged up to `ack`: RACK's
+    /// counts and record (one SACKed before was recorded then; Linux `tcp_clean_rtx_queue`).
+    /// Kept out of the loop that removes them, which runs on every ACK with RACK off.
+    fn rack_cumulative_ack(&mut self, ack: u64, now: SimTime) {
+        for seg in self.segs.iter() {
+            if seg.seq + seg.len as u64 > ack {
+                break;
+            }
+            let len = seg.len as u64;
+            let sent_at = self
+                .sent_times
+                .pop_front()
+                .expect("a send time per segment");
+            if seg.sacked {
+                self.sacked_bytes -= len;
+                continue;
+            }
+            self.rack
+                .delivered(sent_at, seg.seq + len, seg.retransmitted, now);
+            if seg.lost {
+                self.lost_bytes -= len;
+                if !seg.retransmitted {
+                    self.lost_unsent -= len;
+                }
+            }
+        }
+    }
+
+    /// RACK deems segment `k` lost; a retransmission of it lost again is owed once more.
+    fn mark_lost(&mut self, k: usize) {
+        let seg = &mut self.segs[k];
+        let len = seg.len as u64;
+        if seg.retransmitted {
+            seg.retransmitted = false;
+            self.retx_outstanding -= len;
+        }
+        if !seg.lost {
+            seg.lost = true;
+            self.lost_bytes += len;
+        }
+        self.lost_unsent += len;
+        self.retx_scan = self.retx_scan.min(seg.seq);
+    }
+
+    /// RACK's reordering timer expired (RFC 8985 §6.3, Linux `tcp_rack_reo_timeout`): judge
+    /// again; a loss found starts a recovery. Returns true when something became lost (the
+    /// caller sends). `views` as for [`Subflow::on_ack`].
+    pub fn on_reorder_timeout(
+        &mut self,
+        conn: u32,
+        now: SimTime,
+        cc: &mut Cc,
+        views: &mut [SubflowView],
+        queue: &mut crate::event::EventQueue,
+    ) -> bool {
+        if !self.rack_enabled || !self.rack_may_judge() {
+            return false;
+        }
+        let before = self.lost_unsent;
+        self.rack_detect_loss(now, queue, conn);
+        if self.lost_unsent == before {
+            return false;
+        }
+        if !self.in_recovery && self.snd_una >= self.recover {
+            self.enter_sack_recovery(cc, views, now);
+        }
+        self.skip_settled_segments();
+        views[self.index as usize] = self.view();
+        debug_assert!(self.rack_counts_hold());
+        true
+    }
+
+    /// The RACK byte counts agree with the scoreboard (for debug assertions; kept only with
+    /// RACK on).
+    fn rack_counts_hold(&self) -> bool {
+        if !self.rack_enabled {
+            return self.sent_times.is_empty();
+        }
+        if self.sent_times.len() != self.segs.len() {
+            return false;
+        }
+        let sum = |f: &dyn Fn(&SentSegment) -> bool| -> u64 {
+            self.segs
+                .iter()
+                .filter(|s| f(s))
+                .map(|s| s.len as u64)
+                .sum()
+        };
+        self.sacked_bytes == sum(&|s| s.sacked)
+            && self.lost_bytes == sum(&|s| s.lost && !s.sacked)
+            && self.lost_unsent == sum(&|s| s.lost && !s.sacked && !s.retransmitted)
     }
 
     /// Retransmissions dropped again (see [`super::lost_retransmit`]) become lost segments
@@ -702,6 +926,21 @@ impl Subflow {
     }
 
     fn advance_retx_scan(&mut self) {
+        if self.rack_enabled {
+            // To the first segment lost and not re-sent; newly lost ones move it back.
+            if self.lost_unsent == 0 {
+                self.retx_scan = self.high_data;
+                return;
+            }
+            let start = self.seg_index(self.retx_scan);
+            for seg in self.segs.range(start..) {
+                if seg.lost && !seg.sacked && !seg.retransmitted {
+                    break;
+                }
+                self.retx_scan = seg.seq + seg.len as u64;
+            }
+            return;
+        }
         let start = self.seg_index(self.retx_scan);
         for seg in self.segs.range(start..) {
             if !(seg.sacked || seg.retransmitted) {
@@ -717,7 +956,7 @@ impl Subflow {
     /// every block in full costs the square of the blocks' length over a recovery. Segments
     /// wholly inside a block of the previous SACK are already marked and are skipped: only the
     /// parts of a block below and above such an earlier block are walked.
-    fn apply_sack(&mut self, ack: u64, blocks: &SackBlocks) {
+    fn apply_sack(&mut self, ack: u64, blocks: &SackBlocks, now: SimTime) {
         let (known_ack, known) = (self.last_sack_ack, self.last_sack_blocks);
         self.last_sack_ack = ack;
         self.last_sack_blocks = *blocks;
@@ -736,22 +975,22 @@ impl Subflow {
                 None => (u64::MAX, None),
             };
             if start < below {
-                self.mark_sacked(self.seg_index(start), below, end);
+                self.mark_sacked(self.seg_index(start), below, end, now);
             }
             if let Some(e) = resume_after {
                 // From the first segment not wholly inside the earlier block.
                 let first = self
                     .segs
                     .partition_point(|seg| seg.seq + seg.len as u64 <= e);
-                self.mark_sacked(first, u64::MAX, end);
+                self.mark_sacked(first, u64::MAX, end, now);
             }
             self.high_sacked = self.high_sacked.max(end);
         }
     }
 
     /// Mark SACKed the segments from index `first` on that start below `below` and end by `end`.
-    fn mark_sacked(&mut self, first: usize, below: u64, end: u64) {
-        for seg in self.segs.range_mut(first..) {
+    fn mark_sacked(&mut self, first: usize, below: u64, end: u64, now: SimTime) {
+        for (k, seg) in self.segs.range_mut(first..).enumerate() {
             if seg.seq >= below || seg.seq + seg.len as u64 > end {
                 break;
             }
@@ -760,6 +999,20 @@ impl Subflow {
                 if seg.retransmitted {
                     self.retx_outstanding -= seg.len as u64;
                     self.retx_log.delivered(seg.seq);
+                }
+                if self.rack_enabled {
+                    let len = seg.len as u64;
+                    self.sacked_bytes += len;
+                    if seg.lost {
+                        self.lost_bytes -= len;
+                        if !seg.retransmitted {
+                            self.lost_unsent -= len;
+                        }
+                        seg.lost = false;
+                    }
+                    let sent_at = self.sent_times[first + k];
+                    self.rack
+                        .delivered(sent_at, seg.seq + len, seg.retransmitted, now);
                 }
             }
         }
@@ -797,7 +1050,12 @@ impl Subflow {
         self.retx_outstanding = 0;
         for s in self.segs.iter_mut() {
             s.retransmitted = false;
+            s.lost = false;
         }
+        self.lost_bytes = 0;
+        self.lost_unsent = 0;
+        self.rack.clear_advanced();
+        self.reo_timer.cancel();
         self.retx_log.clear();
         self.counters.timeouts += 1;
         self.arm_rto(now, queue, conn);
@@ -1162,6 +1420,114 @@ mod tests {
         s.ack(20 * SEG, NO_SACK, at(500));
         assert!(!s.sf.in_recovery);
         assert_eq!(s.sf.counters.timeouts, 0);
+    }
+
+    fn rack_sender(segments: u64) -> Sender {
+        let opts = TcpOptions {
+            loss_detection: LossDetection::Rack,
+            ..TcpOptions::default()
+        };
+        sender_with(segments, opts)
+    }
+
+    fn sacking(blocks: &[(u64, u64)]) -> SackBlocks {
+        let mut sack = NO_SACK;
+        for (b, &(lo, hi)) in sack.iter_mut().zip(blocks) {
+            *b = ((lo * SEG) as u32, (hi * SEG) as u32);
+        }
+        sack
+    }
+
+    impl Sender {
+        /// An ACK echoing the timestamp of a segment sent at `sent` (an RTT sample).
+        fn ack_echoing(&mut self, seq: u64, sack: SackBlocks, now: SimTime, sent: SimTime) {
+            let mut ack = self.sf.send_ack(0, 0, 0, now);
+            (ack.seq, ack.sack, ack.ts_ecr) = (seq, sack, sent.0);
+            let (sf, cc, views, queue) =
+                (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
+            sf.on_ack(0, &ack, now, cc, views, queue);
+        }
+
+        fn reorder_timeout(&mut self, now: SimTime) -> bool {
+            let (sf, cc, views, queue) =
+                (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
+            sf.on_reorder_timeout(0, now, cc, views, queue)
+        }
+    }
+
+    /// RFC 8985 §3.4's case: a loss followed by only two segments (a small or
+    /// receive-window-limited window) gives two duplicate ACKs, fewer than DupThresh, and two
+    /// segments SACKed, fewer than FACK needs: FACK waits for the timer. RACK deems the first
+    /// segment lost once its RTT plus min_rtt/4 has passed since it was sent (0 + 100 + 25 ms)
+    /// and starts a recovery from its reordering timer.
+    #[test]
+    fn rack_finds_a_loss_followed_by_two_segments_without_the_timer() {
+        let at = SimTime::from_millis;
+        let mut fack = sender(3);
+        fack.ack_echoing(0, sacking(&[(1, 2)]), at(100), at(0));
+        fack.ack_echoing(0, sacking(&[(1, 3)]), at(100), at(0));
+        assert!(!fack.sf.in_recovery && !fack.sf.has_retransmissions_pending());
+
+        let mut rack = rack_sender(3);
+        rack.sf.rtt.sample(0.1); // the handshake's
+        rack.views[0] = rack.sf.view();
+        rack.ack_echoing(0, sacking(&[(1, 2)]), at(100), at(0));
+        rack.ack_echoing(0, sacking(&[(1, 3)]), at(100), at(0));
+        assert!(!rack.sf.in_recovery, "within the reordering window");
+        assert_eq!(rack.sf.reo_timer.deadline(), Some(at(125)));
+        assert!(rack.reorder_timeout(at(125)));
+        assert!(rack.sf.in_recovery);
+        assert_eq!(rack.sf.counters.fast_retransmits, 1);
+        assert_eq!(rack.sf.pipe(), 0, "3 out, 2 SACKed, 1 lost");
+        let resent = rack
+            .sf
+            .retransmit_next(0, at(125), &mut rack.queue)
+            .unwrap();
+        assert_eq!(resent.seq, 0);
+        assert_eq!(rack.sf.pipe(), SEG, "the retransmission is in flight");
+        assert!(!rack.sf.has_retransmissions_pending());
+    }
+
+    /// With DupThresh segments SACKed the reordering window closes (Linux `tcp_rack_reo_wnd`):
+    /// every unSACKed segment sent before them is lost at once, not only the first, and not
+    /// those sent after the newest SACKed one.
+    #[test]
+    fn rack_marks_every_hole_below_three_sacked_segments_at_once() {
+        let at = SimTime::from_millis;
+        let mut s = rack_sender(10);
+        // Segments 0 and 2 lost; 1, 3, 4, 5 SACKed; 6.. not yet delivered.
+        s.ack_echoing(0, sacking(&[(3, 6), (1, 2)]), at(100), at(0));
+        assert!(s.sf.in_recovery);
+        let first = s.sf.retransmit_next(0, at(100), &mut s.queue).unwrap();
+        let second = s.sf.retransmit_next(0, at(100), &mut s.queue).unwrap();
+        assert_eq!((first.seq, second.seq), (0, 2 * SEG));
+        assert!(s.sf.retransmit_next(0, at(100), &mut s.queue).is_none());
+    }
+
+    /// A retransmission is judged by when it was re-sent: lost again once something sent after
+    /// it is delivered and its RTT has passed (in recovery the window is zero).
+    #[test]
+    fn rack_re_sends_a_retransmission_lost_again() {
+        let at = SimTime::from_millis;
+        let mut s = rack_sender(6);
+        s.ack_echoing(0, sacking(&[(1, 6)]), at(100), at(0));
+        assert_eq!(
+            s.sf.retransmit_next(0, at(100), &mut s.queue).unwrap().seq,
+            0
+        );
+        s.sf.send_new(0, 6 * SEG, MSS_BYTES, at(110), &mut s.queue);
+        // Segment 6 SACKed 100 ms after it was sent: the retransmission, sent 10 ms earlier, is
+        // lost again.
+        s.ack_echoing(0, sacking(&[(1, 7)]), at(210), at(110));
+        assert!(s.sf.has_retransmissions_pending());
+        assert_eq!(
+            s.sf.retransmit_next(0, at(210), &mut s.queue).unwrap().seq,
+            0
+        );
+        s.ack_echoing(7 * SEG, NO_SACK, at(310), at(210));
+        assert!(!s.sf.in_recovery);
+        assert_eq!(s.sf.counters.timeouts, 0);
+        assert_eq!(s.sf.counters.fast_retransmits, 1, "one recovery");
     }
 
     /// Linux keeps a subflow in the Loss state after a timeout until everything it had sent

@@ -292,6 +292,14 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                     f"flows[{i}].{sw.field}: the simulator's default {value!r} is not "
                     f"modelled: {sw.meaning}"
                 )
+        if flow.tcp.sack and flow.tcp.loss_detection != "rack":
+            # Noted, not refused: scenarios built by templates carry every default, so an
+            # explicit "fack" cannot be told from the default here.
+            notes.append(
+                f"flows[{i}].tcp.loss_detection: {flow.tcp.loss_detection!r} is the simulator's; "
+                "the kernel finds losses with RACK (RFC 8985; Linux dropped FACK in 4.15): set "
+                '"rack" for the simulator to compare like with like'
+            )
         if cc not in COUPLED:
             for name, plain in _COUPLED_SWITCHES:
                 value = _tcp_option(flow, name)

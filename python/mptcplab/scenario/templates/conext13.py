@@ -77,6 +77,13 @@ def _mptcp_options(
     }
 
 
+def _loss_detection(value: Any) -> dict[str, Any]:
+    """The flow's ``tcp`` table for ``loss_detection``: none for the default, so that scenarios
+    (and the run keys of stores) are those of before the parameter existed."""
+    kind = choice("loss_detection", value, ("fack", "rack"))
+    return {} if kind == "fack" else {"tcp": {"loss_detection": kind}}
+
+
 def two_path(
     *,
     capacity_mbps: Any = (10.0, 10.0),
@@ -93,6 +100,7 @@ def two_path(
     seed: int = 1,
     protocol: str = "mptcp",
     app: AppArg = "bulk",
+    loss_detection: str = "fack",
 ) -> Scenario:
     """One MPTCP connection over two disjoint paths, one bottleneck each (CoNEXT 2013 §4, spec
     §4.6). Links ``path0`` and ``path1``; flow ``flow`` with one subflow per path.
@@ -111,7 +119,9 @@ def two_path(
     Connection parameters: ``cc`` (default ``lia``; ``olia``, ``balia``, uncoupled ``reno`` or
     ``cubic``), ``scheduler`` (default ``minrtt``), ``rcvbuf`` (``"auto"`` = auto-tuning capped at
     4 MiB, default; or a fixed size in bytes), ``penalization`` (default ``conext13``),
-    ``opportunistic_retransmit`` (default true), ``app`` (default ``"bulk"``, as iperf).
+    ``opportunistic_retransmit`` (default true), ``app`` (default ``"bulk"``, as iperf),
+    ``loss_detection`` (``"fack"``, default, as the study's Linux 3.x; ``"rack"`` as Linux
+    4.18 on, for comparisons with today's kernel).
     Run: ``duration_s`` (default 60, as the study's iperf runs), ``warmup_s`` (default 0),
     ``seed`` (default 1). ``protocol`` must be ``mptcp``: a TCP reference is :func:`single_path`.
     """
@@ -129,6 +139,7 @@ def two_path(
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
         **_mptcp_options(scheduler, penalization, opportunistic_retransmit),
+        **_loss_detection(loss_detection),
     }
     return build(
         {
@@ -153,6 +164,7 @@ def single_path(
     seed: int = 1,
     protocol: str = "tcp",
     app: AppArg = "bulk",
+    loss_detection: str = "fack",
 ) -> Scenario:
     """The single-path reference of :func:`two_path`: the same two links (same parameters, same
     defaults), and one connection ``flow`` on ``path`` (0 or 1) only. Its goodput is the
@@ -171,6 +183,7 @@ def single_path(
         "paths": [[f"path{k}"]],
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
+        **_loss_detection(loss_detection),
     }
     return build(
         {

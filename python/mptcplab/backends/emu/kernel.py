@@ -168,7 +168,9 @@ _SWITCHES = (
         "join_delay_s",
         None,
         lambda f: f.join_delay_s,
-        "the kernel opens additional subflows as soon as the connection is established",
+        "the kernel's path manager opens additional subflows once the connection is fully "
+        "established (its first data acknowledged), about one round trip of the first path "
+        "after the handshake",
         mptcp_only=True,
     ),
     _Switch(

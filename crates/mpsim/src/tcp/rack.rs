@@ -29,7 +29,7 @@ pub struct Rack {
 
 /// Whether a segment sent at `t1` ending at `seq1` went out after one sent at `t2` ending at
 /// `seq2` (RFC 8985 RACK_sent_after: ties in time go to the higher sequence).
-pub fn sent_after(t1: SimTime, seq1: u64, t2: SimTime, seq2: u64) -> bool {
+fn sent_after(t1: SimTime, seq1: u64, t2: SimTime, seq2: u64) -> bool {
     t1 > t2 || (t1 == t2 && seq1 > seq2)
 }
 
@@ -96,12 +96,6 @@ impl Rack {
         }
         let deadline = xmit_ts.0 + self.rtt_ns + reo_wnd_ns;
         Some(deadline.saturating_sub(now.0))
-    }
-
-    /// Forget the delivered-segment record (after a timeout, Linux keeps it; so do we: only the
-    /// advanced flag is cleared, since the go-back-N sweep re-sends everything outstanding).
-    pub fn clear_advanced(&mut self) {
-        self.advanced = false;
     }
 }
 

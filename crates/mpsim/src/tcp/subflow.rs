@@ -45,8 +45,15 @@ pub struct SentSegment {
     pub sacked: bool,
     /// Retransmitted during the current SACK recovery.
     pub retransmitted: bool,
-    /// Deemed lost by RACK (and not SACKed since); cleared by a timeout.
+    /// Deemed lost by RACK; cleared when SACKed and by a timeout.
     pub lost: bool,
+}
+
+impl SentSegment {
+    /// RACK deemed it lost and it has not been re-sent since: owed a retransmission.
+    fn owed(&self) -> bool {
+        self.lost && !self.retransmitted
+    }
 }
 
 /// Per-subflow counters for the report.
@@ -331,7 +338,7 @@ impl Subflow {
                 .iter()
                 .enumerate()
                 .skip(start)
-                .find(|(_, s)| s.lost && !s.sacked && !s.retransmitted)
+                .find(|(_, s)| s.owed())
                 .map(|(i, _)| i);
         }
         let threshold = 3 * self.mss as u64;
@@ -778,7 +785,7 @@ impl Subflow {
         let mut wait = 0u64;
         for k in 0..self.segs.len() {
             let seg = self.segs[k];
-            if seg.sacked || (seg.lost && !seg.retransmitted) {
+            if seg.sacked || seg.owed() {
                 continue;
             }
             let end = seg.seq + seg.len as u64;
@@ -892,9 +899,10 @@ impl Subflow {
                 .map(|s| s.len as u64)
                 .sum()
         };
-        self.sacked_bytes == sum(&|s| s.sacked)
-            && self.lost_bytes == sum(&|s| s.lost && !s.sacked)
-            && self.lost_unsent == sum(&|s| s.lost && !s.sacked && !s.retransmitted)
+        self.segs.iter().all(|s| !(s.lost && s.sacked))
+            && self.sacked_bytes == sum(&|s| s.sacked)
+            && self.lost_bytes == sum(&|s| s.lost)
+            && self.lost_unsent == sum(&|s| s.owed())
     }
 
     /// Retransmissions dropped again (see [`super::lost_retransmit`]) become lost segments
@@ -934,7 +942,7 @@ impl Subflow {
             }
             let start = self.seg_index(self.retx_scan);
             for seg in self.segs.range(start..) {
-                if seg.lost && !seg.sacked && !seg.retransmitted {
+                if seg.owed() {
                     break;
                 }
                 self.retx_scan = seg.seq + seg.len as u64;
@@ -1054,7 +1062,7 @@ impl Subflow {
         }
         self.lost_bytes = 0;
         self.lost_unsent = 0;
-        self.rack.clear_advanced();
+        self.rack.take_advanced(); // the go-back-N sweep re-sends all that was out
         self.reo_timer.cancel();
         self.retx_log.clear();
         self.counters.timeouts += 1;
@@ -1367,13 +1375,6 @@ mod tests {
     #[test]
     fn a_retransmission_lost_again_is_re_sent_before_the_timer() {
         let at = SimTime::from_millis;
-        let sacking = |blocks: &[(u64, u64)]| {
-            let mut sack = NO_SACK;
-            for (b, &(lo, hi)) in sack.iter_mut().zip(blocks) {
-                *b = ((lo * SEG) as u32, (hi * SEG) as u32);
-            }
-            sack
-        };
         // Segment 0 lost, then its retransmission (sent when 20 segments were out).
         let mut s = sender(20);
         for k in 2..=5 {

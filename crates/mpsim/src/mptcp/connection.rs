@@ -435,9 +435,9 @@ impl Connection {
     /// first pick and again after anything that may have changed other subflows than the one
     /// sent on. Inlined into the push loop, which calls it at least twice per ACK.
     #[inline(always)]
-    fn pick(&self, excluded: u32, available: &mut Option<u32>) -> Option<usize> {
+    fn pick(&mut self, excluded: u32, available: &mut Option<u32>) -> Option<usize> {
         if self.scheduler == SchedulerKind::Linger {
-            return scheduler::linger(&self.subflows, excluded);
+            return scheduler::linger(&mut self.subflows, excluded);
         }
         let mask = *available.get_or_insert_with(|| scheduler::available_mask(&self.subflows));
         scheduler::pick(
@@ -527,6 +527,11 @@ impl Connection {
                     // interval only here, when data goes out; a DATA_ACK restarts the timer
                     // with the interval as it was then.
                     self.timer_ival = self.upstream_timeout(ctx.now);
+                    // Upstream folds a burst into the average at every pick with room in the
+                    // window; a pick here sends at least a segment (one with less room would
+                    // weigh too little to move the average).
+                    let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
+                    scheduler::note_linger_burst(&mut self.subflows[s], burst);
                     self.assign_burst(s);
                     self.drain_subflow(s, ctx);
                     continue;
@@ -1073,14 +1078,14 @@ mod tests {
         slow[0].assigned_bytes = 10_000;
         // Drain times: 100 kB at 1.2 * 144.8 kB / 10 ms is 5.8 ms; 10 kB at 1.2 * 14.5 kB /
         // 500 ms is 288 ms.
-        assert_eq!(scheduler::linger(&c.subflows, 0), Some(0));
+        assert_eq!(scheduler::linger(&mut c.subflows, 0), Some(0));
         assert!(
             c.send_memory_free(0),
             "100 kB is below 2 * 2304 B * 100 segments"
         );
         c.subflows[0].assigned_bytes = 500_000;
         assert!(!c.send_memory_free(0), "500 kB is above 460.8 kB");
-        assert_eq!(scheduler::linger(&c.subflows, 0), Some(0));
+        assert_eq!(scheduler::linger(&mut c.subflows, 0), Some(0));
     }
 
     /// `sk_stream_write_space`: a writer that filled the send buffer is woken when the free

@@ -5,8 +5,8 @@
 //! - `roundrobin`: `mptcp_rr.c` with num_segments = 1 and cwnd_limited = true.
 //! - `redundant`: `mptcp_redundant.c`: minrtt for the original, a copy for every other subflow.
 //! - `linger`: the upstream Linux default (`mptcp_subflow_get_send`, protocol.c): the subflow
-//!   whose queued data would drain soonest at its pacing rate, fed in bursts of up to
-//!   `MPTCP_SEND_BURST_SIZE`.
+//!   whose queued data would drain soonest at its pacing rate averaged over its bursts, fed in
+//!   bursts of up to `MPTCP_SEND_BURST_SIZE`.
 
 use crate::scenario::SchedulerKind;
 use crate::tcp::Subflow;
@@ -71,35 +71,57 @@ fn round_robin(n: usize, last: usize, candidates: u32) -> Option<usize> {
         .find(|&i| candidates & (1 << i) != 0)
 }
 
-/// Upstream linger-time choice: among established, non-stale subflows, the one with the
-/// smallest `queued / pacing_rate` (queued: [`Subflow::queued_bytes`], `sk_wmem_queued`). Linux
-/// pacing rate (`tcp_update_pacing_rate`): 2·cwnd/srtt below half of ssthresh (early slow
-/// start), 1.2·cwnd/srtt above it (bytes/s).
+/// Linux `tcp_update_pacing_rate`, bytes/s: 2·cwnd/srtt below half of ssthresh (early slow
+/// start), 1.2·cwnd/srtt above it.
+pub fn pacing_rate(sf: &Subflow) -> f64 {
+    let ratio = if sf.cwnd < sf.ssthresh / 2.0 {
+        2.0
+    } else {
+        1.2
+    };
+    ratio * sf.cwnd / srtt_or_base(sf)
+}
+
+/// Upstream linger-time choice (`mptcp_subflow_get_send`): among established, non-stale
+/// subflows, the one with the smallest `queued / avg_pacing_rate` (queued:
+/// [`Subflow::queued_bytes`], `sk_wmem_queued`). A subflow's average starts at its pacing rate
+/// the first time the scheduler looks at it and then moves only as bursts are given to it
+/// ([`note_linger_burst`]), so a path whose first round trips ran before its queue built keeps
+/// a high average, and short linger times, for many bursts.
 /// Whether that subflow has send-buffer room is the caller's test: upstream returns no subflow
 /// when the fastest-draining one is full (`sk_stream_memory_free`), rather than falling back
 /// to a slower one.
-pub fn linger(subflows: &[Subflow], exclude_mask: u32) -> Option<usize> {
-    subflows
-        .iter()
-        .enumerate()
-        .filter(|(i, sf)| {
-            // `mptcp_subflow_active`: established and not stale; unlike the out-of-tree
-            // schedulers, upstream does not skip a subflow in the RTO Loss state (its cwnd of
-            // one segment gives it a long linger time instead).
-            exclude_mask & (1 << i) == 0 && sf.established && !sf.is_stale()
-        })
-        .map(|(i, sf)| {
-            let ratio = if sf.cwnd < sf.ssthresh / 2.0 {
-                2.0
-            } else {
-                1.2
-            };
-            let pacing = ratio * sf.cwnd / srtt_or_base(sf);
-            let queued = sf.queued_bytes() as f64;
-            (i, queued / pacing)
-        })
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(i, _)| i)
+pub fn linger(subflows: &mut [Subflow], exclude_mask: u32) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, sf) in subflows.iter_mut().enumerate() {
+        // `mptcp_subflow_active`: established and not stale; unlike the out-of-tree
+        // schedulers, upstream does not skip a subflow in the RTO Loss state (its cwnd of one
+        // segment gives it a long linger time instead).
+        if exclude_mask & (1 << i) != 0 || !sf.established || sf.is_stale() {
+            continue;
+        }
+        if sf.avg_pacing_rate == 0.0 {
+            sf.avg_pacing_rate = pacing_rate(sf);
+        }
+        let linger_time = sf.queued_bytes() as f64 / sf.avg_pacing_rate;
+        if best.is_none_or(|(_, b)| linger_time < b) {
+            best = Some((i, linger_time));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// The linger scheduler gives `sf` a burst of `burst` bytes (at most `MPTCP_SEND_BURST_SIZE`,
+/// within the peer's window): its pacing rate now enters the average, weighted by the burst
+/// against what the subflow already queues, `avg ← (avg·wmem + pacing·burst)/(burst + wmem)`
+/// (spec §3.8).
+pub fn note_linger_burst(sf: &mut Subflow, burst: u64) {
+    if burst == 0 {
+        return;
+    }
+    let wmem = sf.queued_bytes() as f64;
+    let burst = burst as f64;
+    sf.avg_pacing_rate = (sf.avg_pacing_rate * wmem + pacing_rate(sf) * burst) / (burst + wmem);
 }
 
 /// Pick the subflow for the next segment among `candidates`, a mask of available subflows, for
@@ -139,12 +161,53 @@ mod tests {
     /// first slow start (2 × 20 = 40), so the equal queue drains sooner on the second.
     #[test]
     fn linger_paces_a_window_above_half_of_ssthresh_at_the_congestion_avoidance_ratio() {
-        let subflows = [subflow(0, 30.0, 40.0), subflow(1, 20.0, f64::INFINITY)];
-        assert_eq!(linger(&subflows, 0), Some(1));
-        let below_half = [subflow(0, 19.0, 40.0), subflow(1, 20.0, f64::INFINITY)];
-        assert_eq!(linger(&below_half, 0), Some(1), "2 × 19 < 2 × 20");
-        let both_early = [subflow(0, 21.0, 50.0), subflow(1, 20.0, f64::INFINITY)];
-        assert_eq!(linger(&both_early, 0), Some(0), "2 × 21 > 2 × 20");
+        let mut subflows = [subflow(0, 30.0, 40.0), subflow(1, 20.0, f64::INFINITY)];
+        assert_eq!(linger(&mut subflows, 0), Some(1));
+        let mut below_half = [subflow(0, 19.0, 40.0), subflow(1, 20.0, f64::INFINITY)];
+        assert_eq!(linger(&mut below_half, 0), Some(1), "2 × 19 < 2 × 20");
+        let mut both_early = [subflow(0, 21.0, 50.0), subflow(1, 20.0, f64::INFINITY)];
+        assert_eq!(linger(&mut both_early, 0), Some(0), "2 × 21 > 2 × 20");
+    }
+
+    /// Upstream ranks by the pacing rate averaged over the bursts a subflow was given, not by
+    /// today's rate (`mptcp_subflow_get_send`). Subflow 0 is first seen at 10 segments per 10 ms
+    /// (2 × 10 × 1448 B / 10 ms = 2.896 MB/s); its RTT then grows to 100 ms (0.2896 MB/s now),
+    /// against subflow 1 at 10 segments per 50 ms (0.5792 MB/s); both queue 100 kB. By today's
+    /// rates subflow 1 drains sooner, but subflow 0 keeps the choice until its average falls
+    /// below 0.5792 MB/s: each 65 428-byte burst keeps r = 100 000 / 165 428 of the distance to
+    /// today's rate, and r^k · 2.6064 MB/s + 0.2896 MB/s > 0.5792 MB/s holds for k ≤ 4.
+    #[test]
+    fn linger_ranks_by_the_pacing_rate_averaged_over_bursts() {
+        let queued_100k = |index: u16, rtt_s: f64| {
+            let mut sf = established(index, rtt_s, 10.0, f64::INFINITY);
+            sf.assigned_bytes = 100_000;
+            sf
+        };
+        let mut subflows = [queued_100k(0, 0.01), queued_100k(1, 0.05)];
+        assert_eq!(linger(&mut subflows, 0), Some(0));
+        assert!((subflows[0].avg_pacing_rate - 2_896_000.0).abs() < 1.0);
+        for _ in 0..200 {
+            subflows[0].rtt.sample(0.1);
+        }
+        assert!((pacing_rate(&subflows[0]) - 289_600.0).abs() < 10.0);
+        for burst in 1..=4 {
+            note_linger_burst(&mut subflows[0], LINGER_BURST_BYTES);
+            assert_eq!(linger(&mut subflows, 0), Some(0), "after burst {burst}");
+        }
+        note_linger_burst(&mut subflows[0], LINGER_BURST_BYTES);
+        assert_eq!(linger(&mut subflows, 0), Some(1));
+        let r: f64 = 100_000.0 / 165_428.0;
+        let expected = r.powi(5) * (2_896_000.0 - 289_600.0) + 289_600.0;
+        assert!((subflows[0].avg_pacing_rate - expected).abs() < 10.0);
+    }
+
+    /// No window left, no burst: the average stays (upstream returns before updating it).
+    #[test]
+    fn an_empty_burst_leaves_the_average() {
+        let mut sf = subflow(0, 10.0, f64::INFINITY);
+        sf.avg_pacing_rate = 1000.0;
+        note_linger_burst(&mut sf, 0);
+        assert_eq!(sf.avg_pacing_rate, 1000.0);
     }
 
     /// A timeout moves `snd_nxt` back for the go-back-N sweep but frees nothing: Linux's
@@ -164,6 +227,6 @@ mod tests {
         busy.snd_nxt = busy.high_data;
         assert_eq!(timed_out.flight(), 0);
         assert_eq!(timed_out.queued_bytes(), (20.0 * MSS) as u64);
-        assert_eq!(linger(&[timed_out, busy], 0), Some(1));
+        assert_eq!(linger(&mut [timed_out, busy], 0), Some(1));
     }
 }

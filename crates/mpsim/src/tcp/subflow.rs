@@ -175,6 +175,9 @@ pub struct Subflow {
     /// When a penalty last involved this subflow (`last_rbuf_opti`, spec §3.6): the penalised
     /// subflow's under `nsdi12`, the penalising one's under `conext13`.
     pub last_rbuf_opti: Option<SimTime>,
+    /// Upstream MPTCP's `avg_pacing_rate` (bytes/s, 0 until the linger scheduler first looks
+    /// at this subflow): the pacing rate averaged over the bursts it was given.
+    pub avg_pacing_rate: f64,
     pub base_rtt: SimTime,
     pub start_time: SimTime,
 }
@@ -234,6 +237,7 @@ impl Subflow {
             stale_count: 0,
             stale_rcv_tstamp: SimTime::ZERO,
             last_rbuf_opti: None,
+            avg_pacing_rate: 0.0,
             stale: false,
             rcv_nxt: 0,
             ooo: ReorderQueue::default(),

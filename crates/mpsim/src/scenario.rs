@@ -260,8 +260,10 @@ pub struct FlowSpec {
     /// over the whole measured period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
-    /// Delay before each additional subflow's join handshake, seconds. Default: the first
-    /// subflow's round trip (the join starts once the connection is established).
+    /// Delay from the connection's establishment to each additional subflow's MP_JOIN
+    /// handshake, seconds. Default: the first subflow's round trip (Linux opens subflows once
+    /// the connection is fully established, its first data acknowledged). The handshake then
+    /// takes two round trips of the subflow's path before it carries data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_delay_s: Option<f64>,
     /// MPTCP: penalise slow subflows that block the receive window (spec §3.6). Default conext13.

@@ -62,8 +62,14 @@ impl<'s> Simulator<'s> {
                     start + SimTime::from_secs_f64(stop_s - spec.start_s)
                 });
                 let conn = Connection::new(id, index, spec, &routes, start, stop, warmup);
-                // The first subflow can send after the three-way handshake; the others after
-                // their MP_JOIN handshake, which starts once the connection is established.
+                // The first subflow can send after the three-way handshake. Both Linux MPTCP
+                // implementations open the others only once the connection is fully
+                // established, its first data acknowledged one round trip of the first path
+                // later (out-of-tree `mptcp_create_subflows`, the upstream path manager), or
+                // after `join_delay_s` when given; an MP_JOIN handshake then takes two round
+                // trips of the subflow's own path before it carries data: SYN, SYN/ACK, ACK and
+                // the ACK of that ACK (out-of-tree `pre_established`, upstream
+                // `fully_established`).
                 let established = start + routes[0].2;
                 events.schedule(
                     established,
@@ -72,13 +78,14 @@ impl<'s> Simulator<'s> {
                         subflow: 0,
                     },
                 );
-                for (i, route) in routes.iter().enumerate().skip(1) {
-                    let join = spec
+                let join_start = established
+                    + spec
                         .join_delay_s
                         .map(SimTime::from_secs_f64)
-                        .unwrap_or(route.2);
+                        .unwrap_or(routes[0].2);
+                for (i, route) in routes.iter().enumerate().skip(1) {
                     events.schedule(
-                        established + join,
+                        join_start + route.2 + route.2,
                         Event::SubflowStart {
                             conn: index,
                             subflow: i as u16,

@@ -291,3 +291,50 @@ fn linger_survives_a_dead_path() {
         f.goodput_mbps
     );
 }
+
+/// When the second subflow first carries data: Linux opens additional subflows only once the
+/// connection is fully established, its first data acknowledged one round trip of the first
+/// path after the handshake (out-of-tree `mptcp_create_subflows`, the upstream path manager),
+/// and an MP_JOIN handshake takes two round trips of its own path before data goes on it
+/// (RFC 8684 §3.2: SYN, SYN/ACK, ACK, and the ACK of that ACK; out-of-tree `pre_established`,
+/// upstream `fully_established`). Traced on Linux 6.18 (the scheduler's tracepoint) with 14.6
+/// and 87.8 ms paths: the second subflow was first offered data 0.192 s after the connection
+/// was established; this model gives 14.6 + 2 × 87.8 = 190.2 ms. Paths of 20 and 100 ms here:
+/// established at 20 ms, second subflow at 20 + 20 + 2 × 100 = 240 ms, and with `join_delay_s`
+/// = 0.5 at 20 + 500 + 200 = 720 ms.
+#[test]
+fn a_second_subflow_carries_data_two_round_trips_after_the_connection_is_fully_established() {
+    for (join_delay, expected_s) in [(None, 0.240), (Some(0.5), 0.720)] {
+        let mut flow = mptcp_flow("m", "lia", json!([["a"], ["b"]]));
+        if let Some(d) = join_delay {
+            flow["join_delay_s"] = json!(d);
+        }
+        let r = run(json!({
+            "duration_s": 1.0, "trace": ["cwnd"], "trace_interval_ms": 1.0,
+            "links": [link("a", 100.0, 10.0, json!({"kind": "droptail", "packets": 1000})),
+                      link("b", 100.0, 50.0, json!({"kind": "droptail", "packets": 1000}))],
+            "flows": [flow]
+        }));
+        let traces = r.traces.as_ref().expect("traced");
+        let first_up = |name: &str| {
+            let series = traces.cwnd.iter().find(|s| s.name == name).expect("series");
+            let k = series
+                .values
+                .iter()
+                .position(|&v| v > 0.0)
+                .expect("subflow starts");
+            traces.time_s[k]
+        };
+        assert!(
+            (first_up("m/0") - 0.020).abs() < 1.5e-3,
+            "first subflow at {}",
+            first_up("m/0")
+        );
+        let second = first_up("m/1");
+        println!("join_delay_s {join_delay:?}: second subflow up at {second:.3} s");
+        assert!(
+            (second - expected_s).abs() < 1.5e-3,
+            "second subflow at {second}, expected {expected_s}"
+        );
+    }
+}

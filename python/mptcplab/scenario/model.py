@@ -369,8 +369,10 @@ class FlowSpec(_Model):
     still delivered. Default: it writes until the end of the run. Goodput is still counted over
     the whole measured period."""
     join_delay_s: float | None = None
-    """Delay before each additional subflow's join handshake, seconds. Default: the first
-    subflow's round trip."""
+    """Delay from the connection's establishment to each additional subflow's MP_JOIN
+    handshake, seconds. Default: the first subflow's round trip (Linux opens subflows once the
+    connection is fully established, its first data acknowledged). The handshake then takes
+    two round trips of the subflow's path before it carries data."""
     penalization: Penalization | None = None
     """MPTCP: penalise slow subflows that block the receive window (spec §3.6): ``off``;
     ``nsdi12``, the out-of-tree code of 2011-2013 (the holder of the head of line is halved when

@@ -170,7 +170,7 @@ _SWITCHES = (
         lambda f: f.join_delay_s,
         "the kernel's path manager opens additional subflows once the connection is fully "
         "established (its first data acknowledged), about one round trip of the first path "
-        "after the handshake",
+        "after the handshake, which is the simulator's default",
         mptcp_only=True,
     ),
     _Switch(

@@ -527,11 +527,6 @@ impl Connection {
                     // interval only here, when data goes out; a DATA_ACK restarts the timer
                     // with the interval as it was then.
                     self.timer_ival = self.upstream_timeout(ctx.now);
-                    // Upstream folds a burst into the average at every pick with room in the
-                    // window; a pick here sends at least a segment (one with less room would
-                    // weigh too little to move the average).
-                    let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
-                    scheduler::note_linger_burst(&mut self.subflows[s], burst);
                     self.assign_burst(s);
                     self.drain_subflow(s, ctx);
                     continue;
@@ -600,13 +595,15 @@ impl Connection {
         }
     }
 
-    /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge.
+    /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge, and
+    /// fold the burst into its average pacing rate. Upstream folds one in at every pick with
+    /// room in the window; this runs only for a pick with room for a segment (one with less
+    /// would weigh too little to move the average).
     fn assign_burst(&mut self, s: usize) {
+        let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
+        scheduler::note_linger_burst(&mut self.subflows[s], burst);
         let mut assigned = 0;
-        while assigned < LINGER_BURST_BYTES
-            && self.snd_nxt_dsn < self.write_end
-            && self.send_memory_free(s)
-        {
+        while assigned < burst && self.snd_nxt_dsn < self.write_end && self.send_memory_free(s) {
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
             if self.snd_nxt_dsn + len > self.peer_edge {
                 break;

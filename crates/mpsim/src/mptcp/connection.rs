@@ -30,18 +30,20 @@ use std::collections::VecDeque;
 /// Linux `tcp_sndbuf_expand`: sk_sndbuf = 2 · max(cwnd, TCP_INIT_CWND) · per_mss, where per_mss
 /// is the memory charged per MSS-sized skb: roundup_pow_of_two(MSS + MAX_TCP_HEADER +
 /// skb_shared_info) + sk_buff = 2048 + 256 bytes for a 1448-byte MSS. Measured on this kernel
-/// (6.18, `ss -tm`): cwnd 145 → tb 668 160 = 2 · 145 · 2304. A bulk sender's large skbs are
-/// charged about their payload (w ≈ 1.01 × unsent + unacked bytes), so the buffer holds about
-/// 3.2 cwnds of payload.
+/// (6.18, `ss -tm`): cwnd 145 → tb 668 160 = 2 · 145 · 2304. The MPTCP socket's data
+/// fragments, and a fast sender's large skbs, are charged about their payload, so the buffer
+/// holds about 3.2 cwnds of payload; an upstream subflow's queue is charged at truesize
+/// ([`scheduler::wmem_queued`]), 1.44 times the payload sent on a slow path.
 const SNDBUF_BYTES_PER_SEGMENT: f64 = 2.0 * 2304.0;
 /// tcp_wmem[0], which upstream MPTCP adds to the sum of the subflows' send buffers (measured:
 /// msk tb 368 128 = 4096 + 276 480 + 87 552 with two subflows).
 const MPTCP_SNDBUF_BASE_BYTES: f64 = 4096.0;
 /// TCP_INIT_CWND: the floor of the segment count in `tcp_sndbuf_expand`.
 const SNDBUF_MIN_SEGMENTS: f64 = 10.0;
-/// Upstream `__mptcp_retrans` re-sends one data fragment per expiry: the head
-/// `mptcp_data_frag`, at most a 32 KiB page fragment.
-const UPSTREAM_RETRANS_BYTES: u64 = 32 * 1024;
+/// Upstream MPTCP's unit of sending data, an `mptcp_data_frag`: `mptcp_sendmsg` copies a bulk
+/// writer's data into 32 KiB page fragments, each headed by the 40-byte `mptcp_data_frag`, and
+/// extends a fragment while its page has room, so the payload of each is 32 768 − 40 bytes.
+const DATA_FRAG_BYTES: u64 = 32 * 1024 - 40;
 /// TCP_RTO_MIN: the MPTCP-level timeout when no subflow timer is pending (`__mptcp_set_timeout`).
 const UPSTREAM_MIN_TIMEOUT: SimTime = SimTime(200_000_000);
 /// `net.mptcp.stale_loss_cnt` default: retransmission periods without progress before a busy
@@ -245,16 +247,17 @@ impl Connection {
         }
     }
 
-    /// `sk_stream_memory_free` of subflow `s`: its queued data ([`Subflow::queued_bytes`])
-    /// below its own send buffer, which a fixed buffer sets to the connection's
-    /// (`mptcp_sockopt_sync`) and auto-tuning grows like a TCP socket's, up to the cap.
+    /// `sk_stream_memory_free` of subflow `s`: its queued data, at truesize
+    /// ([`scheduler::wmem_queued`]), below its own send buffer, which a fixed buffer sets to
+    /// the connection's (`mptcp_sockopt_sync`) and auto-tuning grows like a TCP socket's, up
+    /// to the cap.
     fn send_memory_free(&self, s: usize) -> bool {
         let sf = &self.subflows[s];
         let sndbuf = match self.sndbuf_fixed {
             Some(b) => b,
             None => ((SNDBUF_BYTES_PER_SEGMENT * sndbuf_segments(sf)) as u64).min(self.sndbuf_cap),
         };
-        sf.queued_bytes() < sndbuf
+        scheduler::wmem_queued(sf) < sndbuf
     }
 
     fn sndbuf_full(&self) -> bool {
@@ -264,7 +267,10 @@ impl Connection {
     /// The application writes what the send buffer admits. A writer that filled it sleeps
     /// until the free space is at least half the queued data (`sk_stream_write_space`, and
     /// `mptcp_write_space` for MPTCP: `__sk_stream_is_writeable(sk, 1)`), so it refills from
-    /// two thirds of the buffer, not from the first freed byte. Inlined into both push loops.
+    /// two thirds of the buffer, not from the first freed byte. Upstream MPTCP copies the data
+    /// a page fragment at a time and tests the buffer only between fragments (`mptcp_sendmsg`,
+    /// `mptcp_send_limit`), so the writer fills to the end of the fragment that reaches the
+    /// limit. Inlined into both push loops.
     #[inline(always)]
     fn app_write(&mut self, now: SimTime) {
         let limit = self.sndbuf_limit();
@@ -279,7 +285,12 @@ impl Connection {
             return;
         }
         if used < limit {
-            let written = self.app.write(self.write_end, limit - used, now);
+            let room = if self.upstream_mptcp() {
+                (self.data_una + limit).div_ceil(DATA_FRAG_BYTES) * DATA_FRAG_BYTES - self.write_end
+            } else {
+                limit - used
+            };
+            let written = self.app.write(self.write_end, room, now);
             self.write_end += written;
         }
         self.writer_asleep =
@@ -598,12 +609,21 @@ impl Connection {
     /// Upstream scheduler: give subflow `s` a burst of new data, up to the window edge, and
     /// fold the burst into its average pacing rate. Upstream folds one in at every pick with
     /// room in the window; this runs only for a pick with room for a segment (one with less
-    /// would weigh too little to move the average).
+    /// would weigh too little to move the average). `__subflow_push_pending` hands over whole
+    /// data fragments ([`DATA_FRAG_BYTES`]) and tests the burst and the subflow's send buffer
+    /// only between them, so a burst can run past both by most of a fragment.
     fn assign_burst(&mut self, s: usize) {
         let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
         scheduler::note_linger_burst(&mut self.subflows[s], burst);
         let mut assigned = 0;
-        while assigned < burst && self.snd_nxt_dsn < self.write_end && self.send_memory_free(s) {
+        let mut frag_end = (self.snd_nxt_dsn / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES;
+        while self.snd_nxt_dsn < self.write_end {
+            if self.snd_nxt_dsn >= frag_end {
+                if assigned >= burst || !self.send_memory_free(s) {
+                    break;
+                }
+                frag_end = (self.snd_nxt_dsn / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES;
+            }
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
             if self.snd_nxt_dsn + len > self.peer_edge {
                 break;
@@ -743,10 +763,16 @@ impl Connection {
         self.push(ctx);
     }
 
+    /// An MPTCP connection under the upstream scheduler, which takes its data-fragment
+    /// handling from upstream Linux too.
+    fn upstream_mptcp(&self) -> bool {
+        self.protocol == Protocol::Mptcp && self.scheduler == SchedulerKind::Linger
+    }
+
     /// The upstream Linux connection-level retransmission (spec §3.8) replaces the out-of-tree
     /// reinjection on subflow timeouts when the connection runs the upstream scheduler.
     fn upstream_retransmission(&self) -> bool {
-        self.protocol == Protocol::Mptcp && self.scheduler == SchedulerKind::Linger
+        self.upstream_mptcp()
     }
 
     /// `mptcp_set_timeout`: the longest remaining retransmission timeout of the subflows that
@@ -798,12 +824,12 @@ impl Connection {
         let Some(s) = idle else {
             return;
         };
-        let mut bytes = 0u64;
+        // `__mptcp_retrans` re-sends the head data fragment, from the DATA_ACK to its end.
+        let frag_end = (self.data_una / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES;
         let mut k = 0;
-        while k < self.chunks.len() && bytes < UPSTREAM_RETRANS_BYTES {
+        while k < self.chunks.len() && self.chunks[k].dsn < frag_end {
             let c = self.chunks[k];
             self.send_copy(s, c.dsn, c.len, ctx);
-            bytes += c.len as u64;
             k += 1;
         }
     }
@@ -1101,5 +1127,32 @@ mod tests {
         c.data_una = limit / 3;
         c.app_write(SimTime::ZERO);
         assert_eq!(c.write_end - c.data_una, limit);
+    }
+
+    /// Upstream MPTCP moves data in page fragments and tests its buffers only between them: the
+    /// writer copies whole fragments while the connection's buffer (tcp_wmem[0] + the first
+    /// subflow's 46 080 bytes = 50 176) is not full, and the scheduler hands the subflow whole
+    /// fragments while its own 46 080-byte buffer is not. A bulk writer's first push therefore
+    /// leaves two fragments, 65 456 bytes, on the first subflow. The kernel's (6.18, `ss -tmi`
+    /// at the start of point 7 of `crossval-coupled.toml`) held 66 808: 10 segments sent and
+    /// 52 328 bytes unsent, with tb 46 080.
+    #[test]
+    fn upstream_mptcp_fills_its_buffers_a_data_fragment_at_a_time() {
+        let (mut net, routes) = network(1);
+        let mut c = connection_on("mptcp", &routes, "linger");
+        c.peer_edge = 1 << 20;
+        let mut events = EventQueue::new();
+        let mut ctx = Ctx {
+            now: SimTime::ZERO,
+            events: &mut events,
+            net: &mut net,
+        };
+        assert_eq!(c.sndbuf_limit(), 50_176);
+        c.push(&mut ctx);
+        assert_eq!(c.write_end, 2 * DATA_FRAG_BYTES);
+        let queued = c.subflows[0].queued_bytes();
+        assert_eq!(queued, 2 * DATA_FRAG_BYTES);
+        assert!((queued as f64 / 66_808.0 - 1.0).abs() < 0.03);
+        assert!(!c.send_memory_free(0));
     }
 }

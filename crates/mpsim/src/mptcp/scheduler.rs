@@ -9,7 +9,7 @@
 //!   bursts of up to `MPTCP_SEND_BURST_SIZE`.
 
 use crate::scenario::SchedulerKind;
-use crate::tcp::Subflow;
+use crate::tcp::{truesize, Subflow};
 
 /// Upstream `MPTCP_SEND_BURST_SIZE`: 64 KiB minus header and option space.
 pub const LINGER_BURST_BYTES: u64 = 65_428;
@@ -82,12 +82,24 @@ pub fn pacing_rate(sf: &Subflow) -> f64 {
     ratio * sf.cwnd / srtt_or_base(sf)
 }
 
+/// What Linux charges subflow `sf` for its queued data (`sk_wmem_queued`): the data assigned
+/// and not sent, and the data sent and not acknowledged, at their skbs' truesize
+/// ([`truesize::wmem_queued`]).
+pub fn wmem_queued(sf: &Subflow) -> u64 {
+    truesize::wmem_queued(
+        sf.assigned_bytes,
+        sf.high_data - sf.snd_una,
+        sf.mss(),
+        pacing_rate(sf),
+    )
+}
+
 /// Upstream linger-time choice (`mptcp_subflow_get_send`): among established, non-stale
-/// subflows, the one with the smallest `queued / avg_pacing_rate` (queued:
-/// [`Subflow::queued_bytes`], `sk_wmem_queued`). A subflow's average starts at its pacing rate
-/// the first time the scheduler looks at it and then moves only as bursts are given to it
-/// ([`note_linger_burst`]), so a path whose first round trips ran before its queue built keeps
-/// a high average, and short linger times, for many bursts.
+/// subflows, the one with the smallest `sk_wmem_queued / avg_pacing_rate` ([`wmem_queued`]).
+/// A subflow's average starts at its pacing rate the first time the scheduler looks at it and
+/// then moves only as bursts are given to it ([`note_linger_burst`]), so a path whose first
+/// round trips ran before its queue built keeps a high average, and short linger times, for
+/// many bursts.
 /// Whether that subflow has send-buffer room is the caller's test: upstream returns no subflow
 /// when the fastest-draining one is full (`sk_stream_memory_free`), rather than falling back
 /// to a slower one.
@@ -103,7 +115,7 @@ pub fn linger(subflows: &mut [Subflow], exclude_mask: u32) -> Option<usize> {
         if sf.avg_pacing_rate == 0.0 {
             sf.avg_pacing_rate = pacing_rate(sf);
         }
-        let linger_time = sf.queued_bytes() as f64 / sf.avg_pacing_rate;
+        let linger_time = wmem_queued(sf) as f64 / sf.avg_pacing_rate;
         if best.is_none_or(|(_, b)| linger_time < b) {
             best = Some((i, linger_time));
         }
@@ -119,7 +131,7 @@ pub fn note_linger_burst(sf: &mut Subflow, burst: u64) {
     if burst == 0 {
         return;
     }
-    let wmem = sf.queued_bytes() as f64;
+    let wmem = wmem_queued(sf) as f64;
     let burst = burst as f64;
     sf.avg_pacing_rate = (sf.avg_pacing_rate * wmem + pacing_rate(sf) * burst) / (burst + wmem);
 }
@@ -172,10 +184,11 @@ mod tests {
     /// Upstream ranks by the pacing rate averaged over the bursts a subflow was given, not by
     /// today's rate (`mptcp_subflow_get_send`). Subflow 0 is first seen at 10 segments per 10 ms
     /// (2 × 10 × 1448 B / 10 ms = 2.896 MB/s); its RTT then grows to 100 ms (0.2896 MB/s now),
-    /// against subflow 1 at 10 segments per 50 ms (0.5792 MB/s); both queue 100 kB. By today's
-    /// rates subflow 1 drains sooner, but subflow 0 keeps the choice until its average falls
-    /// below 0.5792 MB/s: each 65 428-byte burst keeps r = 100 000 / 165 428 of the distance to
-    /// today's rate, and r^k · 2.6064 MB/s + 0.2896 MB/s > 0.5792 MB/s holds for k ≤ 4.
+    /// against subflow 1 at 10 segments per 50 ms (0.5792 MB/s); both queue 100 kB unsent, two
+    /// size-goal skbs charged 102 560 bytes. By today's rates subflow 1 drains sooner, but
+    /// subflow 0 keeps the choice until its average falls below 0.5792 MB/s: each 65 428-byte
+    /// burst keeps r = 102 560 / 167 988 of the distance to today's rate, and
+    /// r^k · 2.6064 MB/s + 0.2896 MB/s > 0.5792 MB/s holds for k ≤ 4.
     #[test]
     fn linger_ranks_by_the_pacing_rate_averaged_over_bursts() {
         let queued_100k = |index: u16, rtt_s: f64| {
@@ -196,7 +209,7 @@ mod tests {
         }
         note_linger_burst(&mut subflows[0], LINGER_BURST_BYTES);
         assert_eq!(linger(&mut subflows, 0), Some(1));
-        let r: f64 = 100_000.0 / 165_428.0;
+        let r: f64 = 102_560.0 / 167_988.0;
         let expected = r.powi(5) * (2_896_000.0 - 289_600.0) + 289_600.0;
         assert!((subflows[0].avg_pacing_rate - expected).abs() < 10.0);
     }

@@ -8,5 +8,6 @@ pub mod sack;
 pub mod subflow;
 #[cfg(test)]
 pub mod testing;
+pub mod truesize;
 
 pub use subflow::Subflow;

@@ -261,9 +261,9 @@ impl Subflow {
         self.snd_nxt - self.snd_una
     }
 
-    /// What Linux counts in `sk_wmem_queued`: every byte sent and not cumulatively
-    /// acknowledged (a timeout's go-back-N sweep, which moves `snd_nxt` back, frees none of
-    /// it) plus data handed over and not sent yet.
+    /// The payload Linux counts in `sk_wmem_queued` (at truesize: [`super::truesize`]): every
+    /// byte sent and not cumulatively acknowledged (a timeout's go-back-N sweep, which moves
+    /// `snd_nxt` back, frees none of it) plus data handed over and not sent yet.
     pub fn queued_bytes(&self) -> u64 {
         self.high_data - self.snd_una + self.assigned_bytes
     }

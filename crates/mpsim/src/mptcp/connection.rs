@@ -113,6 +113,9 @@ pub struct Connection {
     scheduler: SchedulerKind,
     /// The application found the send buffer full and waits for write space.
     writer_asleep: bool,
+    /// An MPTCP connection under the upstream scheduler, which takes its data-fragment
+    /// handling and its data-level retransmission from upstream Linux too.
+    upstream: bool,
     /// When the application stops writing (`stop_s`); what it wrote before is still sent.
     app_stop: SimTime,
     // Sender, connection level.
@@ -203,6 +206,7 @@ impl Connection {
             timer_ival: UPSTREAM_MIN_TIMEOUT,
             rwnd_blocked_since: None,
             writer_asleep: false,
+            upstream: spec.protocol == Protocol::Mptcp && spec.scheduler == SchedulerKind::Linger,
             app_stop,
             app: Application::new(&spec.app, start),
             rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
@@ -251,6 +255,7 @@ impl Connection {
     /// ([`scheduler::wmem_queued`]), below its own send buffer, which a fixed buffer sets to
     /// the connection's (`mptcp_sockopt_sync`) and auto-tuning grows like a TCP socket's, up
     /// to the cap.
+    #[inline(never)]
     fn send_memory_free(&self, s: usize) -> bool {
         let sf = &self.subflows[s];
         let sndbuf = match self.sndbuf_fixed {
@@ -285,8 +290,8 @@ impl Connection {
             return;
         }
         if used < limit {
-            let room = if self.upstream_mptcp() {
-                (self.data_una + limit).div_ceil(DATA_FRAG_BYTES) * DATA_FRAG_BYTES - self.write_end
+            let room = if self.upstream {
+                self.room_to_fragment_end(limit)
             } else {
                 limit - used
             };
@@ -295,6 +300,15 @@ impl Connection {
         }
         self.writer_asleep =
             self.write_end - self.data_una >= limit && self.app.wants_to_write(self.write_end);
+    }
+
+    /// What an upstream MPTCP writer copies before it next tests a `limit`-byte buffer: up to
+    /// the end of the data fragment that reaches the limit. Out of line: the other schedulers'
+    /// push loops inline [`Connection::app_write`].
+    #[cold]
+    #[inline(never)]
+    fn room_to_fragment_end(&self, limit: u64) -> u64 {
+        (self.data_una + limit).div_ceil(DATA_FRAG_BYTES) * DATA_FRAG_BYTES - self.write_end
     }
 
     /// Whether the application would write more if the send buffer had room.
@@ -612,6 +626,7 @@ impl Connection {
     /// would weigh too little to move the average). `__subflow_push_pending` hands over whole
     /// data fragments ([`DATA_FRAG_BYTES`]) and tests the burst and the subflow's send buffer
     /// only between them, so a burst can run past both by most of a fragment.
+    #[inline(never)]
     fn assign_burst(&mut self, s: usize) {
         let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
         scheduler::note_linger_burst(&mut self.subflows[s], burst);
@@ -763,16 +778,10 @@ impl Connection {
         self.push(ctx);
     }
 
-    /// An MPTCP connection under the upstream scheduler, which takes its data-fragment
-    /// handling from upstream Linux too.
-    fn upstream_mptcp(&self) -> bool {
-        self.protocol == Protocol::Mptcp && self.scheduler == SchedulerKind::Linger
-    }
-
     /// The upstream Linux connection-level retransmission (spec §3.8) replaces the out-of-tree
     /// reinjection on subflow timeouts when the connection runs the upstream scheduler.
     fn upstream_retransmission(&self) -> bool {
-        self.upstream_mptcp()
+        self.upstream
     }
 
     /// `mptcp_set_timeout`: the longest remaining retransmission timeout of the subflows that

@@ -44,6 +44,11 @@ const SNDBUF_MIN_SEGMENTS: f64 = 10.0;
 /// writer's data into 32 KiB page fragments, each headed by the 40-byte `mptcp_data_frag`, and
 /// extends a fragment while its page has room, so the payload of each is 32 768 − 40 bytes.
 const DATA_FRAG_BYTES: u64 = 32 * 1024 - 40;
+
+/// Where the data fragment holding byte `dsn` ends (fragments start at DSN 0).
+fn fragment_end(dsn: u64) -> u64 {
+    (dsn / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES
+}
 /// TCP_RTO_MIN: the MPTCP-level timeout when no subflow timer is pending (`__mptcp_set_timeout`).
 const UPSTREAM_MIN_TIMEOUT: SimTime = SimTime(200_000_000);
 /// `net.mptcp.stale_loss_cnt` default: retransmission periods without progress before a busy
@@ -114,7 +119,8 @@ pub struct Connection {
     /// The application found the send buffer full and waits for write space.
     writer_asleep: bool,
     /// An MPTCP connection under the upstream scheduler, which takes its data-fragment
-    /// handling and its data-level retransmission from upstream Linux too.
+    /// handling and its data-level retransmission from upstream Linux too: the MPTCP-level
+    /// timer (spec §3.8) replaces the out-of-tree reinjection on subflow timeouts.
     upstream: bool,
     /// When the application stops writing (`stop_s`); what it wrote before is still sent.
     app_stop: SimTime,
@@ -255,7 +261,6 @@ impl Connection {
     /// ([`scheduler::wmem_queued`]), below its own send buffer, which a fixed buffer sets to
     /// the connection's (`mptcp_sockopt_sync`) and auto-tuning grows like a TCP socket's, up
     /// to the cap.
-    #[inline(never)]
     fn send_memory_free(&self, s: usize) -> bool {
         let sf = &self.subflows[s];
         let sndbuf = match self.sndbuf_fixed {
@@ -291,7 +296,7 @@ impl Connection {
         }
         if used < limit {
             let room = if self.upstream {
-                self.room_to_fragment_end(limit)
+                fragment_end(self.data_una + limit - 1) - self.write_end
             } else {
                 limit - used
             };
@@ -300,15 +305,6 @@ impl Connection {
         }
         self.writer_asleep =
             self.write_end - self.data_una >= limit && self.app.wants_to_write(self.write_end);
-    }
-
-    /// What an upstream MPTCP writer copies before it next tests a `limit`-byte buffer: up to
-    /// the end of the data fragment that reaches the limit. Out of line: the other schedulers'
-    /// push loops inline [`Connection::app_write`].
-    #[cold]
-    #[inline(never)]
-    fn room_to_fragment_end(&self, limit: u64) -> u64 {
-        (self.data_una + limit).div_ceil(DATA_FRAG_BYTES) * DATA_FRAG_BYTES - self.write_end
     }
 
     /// Whether the application would write more if the send buffer had room.
@@ -631,13 +627,13 @@ impl Connection {
         let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
         scheduler::note_linger_burst(&mut self.subflows[s], burst);
         let mut assigned = 0;
-        let mut frag_end = (self.snd_nxt_dsn / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES;
+        let mut frag_end = fragment_end(self.snd_nxt_dsn);
         while self.snd_nxt_dsn < self.write_end {
             if self.snd_nxt_dsn >= frag_end {
                 if assigned >= burst || !self.send_memory_free(s) {
                     break;
                 }
-                frag_end = (self.snd_nxt_dsn / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES;
+                frag_end = fragment_end(self.snd_nxt_dsn);
             }
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
             if self.snd_nxt_dsn + len > self.peer_edge {
@@ -778,12 +774,6 @@ impl Connection {
         self.push(ctx);
     }
 
-    /// The upstream Linux connection-level retransmission (spec §3.8) replaces the out-of-tree
-    /// reinjection on subflow timeouts when the connection runs the upstream scheduler.
-    fn upstream_retransmission(&self) -> bool {
-        self.upstream
-    }
-
     /// `mptcp_set_timeout`: the longest remaining retransmission timeout of the subflows that
     /// are not suspected stale, or TCP_RTO_MIN when none has a timer pending.
     fn upstream_timeout(&self, now: SimTime) -> SimTime {
@@ -801,7 +791,7 @@ impl Connection {
     /// level (`reset`: restart it even if it is running, `mptcp_reset_rtx_timer`), stop it when
     /// everything is acknowledged.
     fn arm_upstream_rtx(&mut self, ctx: &mut Ctx, reset: bool) {
-        if !self.upstream_retransmission() {
+        if !self.upstream {
             return;
         }
         if self.data_una >= self.snd_nxt_dsn {
@@ -834,7 +824,7 @@ impl Connection {
             return;
         };
         // `__mptcp_retrans` re-sends the head data fragment, from the DATA_ACK to its end.
-        let frag_end = (self.data_una / DATA_FRAG_BYTES + 1) * DATA_FRAG_BYTES;
+        let frag_end = fragment_end(self.data_una);
         let mut k = 0;
         while k < self.chunks.len() && self.chunks[k].dsn < frag_end {
             let c = self.chunks[k];
@@ -943,7 +933,7 @@ impl Connection {
     /// After a subflow timeout, its outstanding data is also queued for the other subflows
     /// (out-of-tree reinjection, spec §3.6).
     fn queue_reinjections(&mut self, s: usize) {
-        if self.upstream_retransmission()
+        if self.upstream
             || self.protocol != Protocol::Mptcp
             || self.subflows.iter().filter(|x| x.established).count() < 2
         {

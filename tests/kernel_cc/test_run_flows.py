@@ -237,8 +237,8 @@ def shared_bottleneck(cc: str) -> dict[str, Any]:
     # the link's capacity, which is the regime the goal speaks of. One MPTCP connection against
     # one TCP flow gives a ratio whose run-to-run spread is about ±0.15 in 14 s (a fresh-clone
     # run saw BALIA at 1.42); four of each, compared in total, halve it at the same cost: over
-    # seeds 1-20 the simulator puts LIA, OLIA and BALIA at 0.79-1.18x and uncoupled Reno at
-    # 1.66-2.09x.
+    # seeds 1-20 the simulator puts LIA, OLIA and BALIA at 0.74-1.16x and uncoupled Reno at
+    # 1.69-2.09x.
     return {
         "duration_s": SHARED_DURATION_S,
         "warmup_s": WARMUP_S,

@@ -237,8 +237,8 @@ def shared_bottleneck(cc: str) -> dict[str, Any]:
     # the link's capacity, which is the regime the goal speaks of. One MPTCP connection against
     # one TCP flow gives a ratio whose run-to-run spread is about ±0.15 in 14 s (a fresh-clone
     # run saw BALIA at 1.42); four of each, compared in total, halve it at the same cost: over
-    # seeds 1-20 the simulator puts LIA, OLIA and BALIA at 0.74-1.16x and uncoupled Reno at
-    # 1.69-2.09x.
+    # seeds 1-20 the simulator puts LIA, OLIA and BALIA at 0.77-1.09x and uncoupled Reno at
+    # 1.73-2.10x.
     return {
         "duration_s": SHARED_DURATION_S,
         "warmup_s": WARMUP_S,
@@ -309,7 +309,7 @@ def lossy_paths(cc: str) -> dict[str, Any]:
     # 100 ms RTT: Reno's loss-limited rates (1.22·MSS/(RTT·√p): 1.4 and 4.5 Mbit/s) stay below
     # the 8 Mbit/s links, so the losses, not the capacities, decide the split. The lossy path
     # sees about one loss a second: 38 s measured keep the rates' noise well inside the bound
-    # (simulator, seeds 1-30: lossy-path rate of a coupled connection at most 0.67x the lowest
+    # (simulator, seeds 1-30: lossy-path rate of a coupled connection at most 0.68x the lowest
     # uncoupled one; at 14 s measured the ranges overlapped).
     return {
         "duration_s": LOSSY_DURATION_S,

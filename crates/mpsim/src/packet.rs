@@ -1,11 +1,16 @@
 //! The one packet type that crosses the simulated network. It is small and `Copy`: the simulator
 //! moves packets by value through queues and pipes and never allocates per packet.
 
-/// Whether a packet carries data (sender → receiver) or an acknowledgement (receiver → sender).
+/// Whether a packet carries data (sender → receiver), an acknowledgement (receiver → sender),
+/// or the ACK that completes the sender's three-way handshake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
     Data,
     Ack,
+    /// The connecting side's ACK of the SYN/ACK. Linux sends it as the SYN/ACK arrives, before
+    /// the writer's first data, so it crosses the forward path just ahead of the initial window
+    /// and holds a place in a queue sized in packets; the receiver has nothing to do with it.
+    HandshakeAck,
 }
 
 /// A TCP segment or ACK with its MPTCP data-level fields (DSS mapping / DATA_ACK, RFC 8684 §3.3)

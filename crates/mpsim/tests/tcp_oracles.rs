@@ -450,3 +450,28 @@ fn rack_repairs_losses_that_leave_too_few_segments_for_duplicate_acks() {
         "RACK {rack_goodput}, FACK {fack_goodput}, rcvbuf/RTT {bound}"
     );
 }
+
+/// The connecting side's last handshake ACK crosses the forward path just ahead of the initial
+/// window of 10 segments, so a queue of N packets (the one being sent included) loses
+/// max(0, 11 − N) of them in the first round. Measured on the kernel the emulator runs, TCP and
+/// MPTCP alike (1.3 Mbit/s, 100 ms RTT): 2, 1 and 0 drops with queues of 9, 10 and 11 packets.
+/// The link is slow enough that the ACK is still being sent when the window arrives, and the
+/// run ends before the second round can reach the queue.
+#[test]
+fn the_handshake_ack_takes_a_queue_place_ahead_of_the_initial_window() {
+    for protocol in ["tcp", "mptcp"] {
+        for queue in [8u64, 9, 10, 11, 12] {
+            let r = run(json!({
+                "duration_s": 0.3, "seed": 1,
+                "links": [link("slow", 1.2, 100.0, json!({"kind": "droptail", "packets": queue}))],
+                "flows": [{"id": "f", "protocol": protocol, "cc": "reno", "paths": [["slow"]]}]
+            }));
+            let drops = r.links[0].drops;
+            assert_eq!(
+                drops,
+                11u64.saturating_sub(queue),
+                "{protocol}, queue of {queue} packets"
+            );
+        }
+    }
+}

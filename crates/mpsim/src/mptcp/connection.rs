@@ -38,6 +38,8 @@ const SNDBUF_BYTES_PER_SEGMENT: f64 = 2.0 * 2304.0;
 /// tcp_wmem[0], which upstream MPTCP adds to the sum of the subflows' send buffers (measured:
 /// msk tb 368 128 = 4096 + 276 480 + 87 552 with two subflows).
 const MPTCP_SNDBUF_BASE_BYTES: f64 = 4096.0;
+/// The MP_CAPABLE option of the handshake's third ACK, carrying both keys (RFC 8684 §3.1).
+const MP_CAPABLE_ACK_BYTES: u32 = 20;
 /// TCP_INIT_CWND: the floor of the segment count in `tcp_sndbuf_expand`.
 const SNDBUF_MIN_SEGMENTS: f64 = 10.0;
 /// Upstream MPTCP's unit of sending data, an `mptcp_data_frag`: `mptcp_sendmsg` copies a bulk
@@ -684,6 +686,7 @@ impl Connection {
         match pkt.kind {
             PacketKind::Data => self.on_data(pkt, ctx),
             PacketKind::Ack => self.on_ack(pkt, ctx),
+            PacketKind::HandshakeAck => {}
         }
     }
 
@@ -892,6 +895,20 @@ impl Connection {
                 if subflow == 0 {
                     // The SYN/ACK carried the peer's initial window.
                     self.peer_edge = self.rb.window_edge(0);
+                    // The handshake's last ACK leaves just ahead of the first data (measured on
+                    // this kernel, TCP and MPTCP alike: an initial window of 10 into a 10-packet
+                    // queue loses one segment, into an 11-packet queue none, whenever the link
+                    // is still sending the ACK when the writer's data comes: at 1.2-1.3 Mbit/s
+                    // in 34 of 37 runs, at 0.3 and 0.5 Mbit/s in all 32). A join's ACK leaves a
+                    // round trip before its data (`fully_established`), so only the first
+                    // subflow's meets the window.
+                    let option_bytes = if self.protocol == Protocol::Mptcp {
+                        MP_CAPABLE_ACK_BYTES
+                    } else {
+                        0
+                    };
+                    let ack = self.subflows[0].handshake_ack(self.index, option_bytes, ctx.now);
+                    ctx.send(&ack);
                 }
                 self.push(ctx);
             }

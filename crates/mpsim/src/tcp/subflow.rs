@@ -1156,6 +1156,26 @@ impl Subflow {
         }
     }
 
+    /// The ACK that completes this subflow's three-way handshake, on the forward route.
+    /// `option_bytes`: what the handshake adds to the header (MP_CAPABLE with both keys).
+    pub fn handshake_ack(&self, conn: u32, option_bytes: u32, now: SimTime) -> Packet {
+        Packet {
+            kind: PacketKind::HandshakeAck,
+            hop: 0,
+            subflow: self.index,
+            conn,
+            route: self.fwd_route,
+            wire_bytes: HEADER_BYTES + option_bytes,
+            len: 0,
+            seq: 0,
+            dsn: 0,
+            window_edge: 0,
+            ts_val: now.0,
+            ts_ecr: 0,
+            sack: NO_SACK,
+        }
+    }
+
     /// The ACK for everything received so far, to put on the wire.
     pub fn send_ack(&mut self, conn: u32, data_ack: u64, window_edge: u64, now: SimTime) -> Packet {
         self.unacked_segments = 0;

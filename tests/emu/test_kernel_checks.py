@@ -105,6 +105,18 @@ def test_loss_detection_other_than_the_kernels_rack_is_noted() -> None:
     assert not any("loss_detection" in n for n in plain)
 
 
+def test_a_cwnd_limited_check_other_than_the_kernels_per_round_is_noted() -> None:
+    # Linux has measured window use over a round of data since 3.16 (tcp_cwnd_validate).
+    for tcp in ({"cwnd_limited_check": "per_ack"}, {}):
+        notes = kernel.check(scenario(cc="cubic", scheduler="linger", tcp=tcp), KERNEL)
+        assert any("cwnd_limited_check" in n and "'per_ack'" in n for n in notes)
+    per_round = kernel.check(
+        scenario(cc="cubic", scheduler="linger", tcp={"cwnd_limited_check": "per_round"}),
+        KERNEL,
+    )
+    assert not any("cwnd_limited_check" in n for n in per_round)
+
+
 # The BALIA program floors ssthresh at one segment (as Linux mptcp_balia.c); the LIA program's
 # ssthresh is tcp_reno_ssthresh (at least two segments) where the simulator honours one.
 # Accepted, such a run would report a floor the kernel did not apply.
@@ -161,7 +173,8 @@ def test_tcp_flows_ignore_the_mptcp_scheduler() -> None:
         }
     )
     notes = kernel.check(sc, KERNEL)
-    assert [n for n in notes if "loss_detection" not in n] == []  # (a TCP matter, noted)
+    # (TCP matters, noted)
+    assert [n for n in notes if "loss_detection" not in n and "cwnd_limited" not in n] == []
 
 
 SCENARIO_FILE = """\

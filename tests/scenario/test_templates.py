@@ -96,6 +96,20 @@ def test_two_path_and_its_reference_take_the_loss_detection_given() -> None:
         assert scenario.flows[0].tcp.loss_detection == "rack"
 
 
+def test_two_path_and_its_reference_take_the_cwnd_limited_check_given() -> None:
+    assert "tcp" not in t.two_path().flows[0].model_fields_set
+    assert t.two_path().flows[0].tcp.cwnd_limited_check == "per_ack"
+    for scenario in (
+        t.two_path(cwnd_limited_check="per_round", loss_detection="rack"),
+        t.single_path(cwnd_limited_check="per_round", loss_detection="rack"),
+    ):
+        tcp = scenario.flows[0].tcp
+        assert (tcp.cwnd_limited_check, tcp.loss_detection) == ("per_round", "rack")
+    with pytest.raises(UserError) as info:
+        t.two_path(cwnd_limited_check="always")
+    assert info.value.field == "cwnd_limited_check"
+
+
 def test_two_path_refuses_tcp() -> None:
     with pytest.raises(UserError) as info:
         t.two_path(protocol="tcp")

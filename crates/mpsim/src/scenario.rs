@@ -184,6 +184,20 @@ pub enum LossDetection {
     Rack,
 }
 
+/// When the cwnd-limited gate (spec §2.8 f) lets an ACK grow the window.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndLimitedCheck {
+    /// The data in flight before the ACK fills the window, or half of it in slow start: a
+    /// per-ACK test like Linux's before 3.16 (`tcp_is_cwnd_limited(sk, in_flight)`).
+    #[default]
+    PerAck,
+    /// The window was full after a send in the current round of data, or, in slow start, is
+    /// below twice the most that was in flight then (Linux 3.16 on: `tcp_cwnd_validate`,
+    /// `tcp_is_cwnd_limited`).
+    PerRound,
+}
+
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CountMode {
@@ -326,6 +340,9 @@ pub struct TcpOptions {
     /// Grow cwnd only while the subflow is cwnd-limited (spec §2.8 f). Default true.
     #[serde(default = "default_true")]
     pub cwnd_limited_gate: bool,
+    /// How the gate tells that the window is used. Default per ACK.
+    #[serde(default)]
+    pub cwnd_limited_check: CwndLimitedCheck,
     /// Opportunistic retransmission fires when 4·srtt_S < srtt_T (factor) ... (spec §3.6).
     #[serde(default = "default_oretx_factor")]
     pub oretx_rtt_factor: f64,
@@ -351,6 +368,7 @@ impl Default for TcpOptions {
             recovery_uses_ssthresh: true,
             min_ssthresh_segments: None,
             cwnd_limited_gate: true,
+            cwnd_limited_check: CwndLimitedCheck::default(),
             oretx_rtt_factor: default_oretx_factor(),
             oretx_small_cwnd: default_oretx_small_cwnd(),
             hystart: true,

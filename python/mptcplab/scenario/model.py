@@ -36,6 +36,7 @@ __all__ = [
     "BulkApp",
     "CcKind",
     "CountMode",
+    "CwndLimitedCheck",
     "DropTailQueue",
     "FlowSpec",
     "Issue",
@@ -76,6 +77,7 @@ BufferMode = Literal["auto", "fixed"]
 RtoPolicy = Literal["linux", "rfc6298"]
 LossDetection = Literal["fack", "rack"]
 CountMode = Literal["per_ack", "per_segment"]
+CwndLimitedCheck = Literal["per_ack", "per_round"]
 TraceKind = Literal["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]
 
 # serde accepts only JSON arrays for Vec; tuples are accepted here for convenience (a tuple
@@ -266,6 +268,11 @@ class TcpOptions(_Model):
     Linux mptcp_balia.c)."""
     cwnd_limited_gate: bool = True
     """Grow cwnd only while the subflow is cwnd-limited (spec §2.8 f). Default true."""
+    cwnd_limited_check: CwndLimitedCheck = "per_ack"
+    """How the gate tells that the window is used: ``per_ack``, the data in flight before each
+    ACK fills it, or half of it in slow start (like Linux before 3.16, the kernels of the
+    published studies); ``per_round``, it was full after a send in the current round of data,
+    or in slow start is below twice the most in flight then (Linux 3.16 on). Default per_ack."""
     oretx_rtt_factor: float = 4.0
     """Opportunistic retransmission fires when factor·srtt_S < srtt_T (spec §3.6). Default 4."""
     oretx_small_cwnd: U32 = 4

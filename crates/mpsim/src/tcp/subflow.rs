@@ -19,7 +19,7 @@
 use crate::cc::{Cc, CongestionControl, SubflowView};
 use crate::event::Timer;
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{LossDetection, TcpOptions, HEADER_BYTES, MSS_BYTES};
+use crate::scenario::{CwndLimitedCheck, LossDetection, TcpOptions, HEADER_BYTES, MSS_BYTES};
 use crate::tcp::lost_retransmit::RetransmitLog;
 use crate::tcp::rack::Rack;
 use crate::tcp::reorder::ReorderQueue;
@@ -101,6 +101,13 @@ pub struct Subflow {
     /// Marked stale: skipped by the scheduler until an ACK arrives.
     pub stale: bool,
     cwnd_limited_gate: bool,
+    /// The gate measures use over a round of data ([`CwndLimitedCheck::PerRound`]).
+    cwnd_limited_per_round: bool,
+    /// Linux `tcp_cwnd_validate`: whether the window was full after a send in the current
+    /// round of data, the most in flight after a send in it, and where that round ends.
+    was_cwnd_limited: bool,
+    max_flight: u64,
+    cwnd_usage_seq: u64,
     sack: bool,
     delayed_ack: bool,
     /// RACK instead of FACK (with SACK only).
@@ -201,6 +208,10 @@ impl Subflow {
             mss,
             abc_limit: opts.abc_limit,
             cwnd_limited_gate: opts.cwnd_limited_gate,
+            cwnd_limited_per_round: opts.cwnd_limited_check == CwndLimitedCheck::PerRound,
+            was_cwnd_limited: false,
+            max_flight: 0,
+            cwnd_usage_seq: 0,
             delayed_ack: opts.delayed_ack,
             sack: opts.sack,
             snd_una: 0,
@@ -478,7 +489,26 @@ impl Subflow {
         if self.rto_timer.deadline().is_none() {
             self.arm_rto(now, queue, conn);
         }
+        if self.cwnd_limited_per_round {
+            self.cwnd_validate();
+        }
         self.data_packet(conn, seg, now)
+    }
+
+    /// Linux `tcp_cwnd_validate` after a send (net/ipv4/tcp_output.c, 3.16 on): remember, for
+    /// the current round of data, whether the congestion window was full and the most data in
+    /// flight, which decide whether ACKs may grow the window ([`Subflow::on_ack`]).
+    fn cwnd_validate(&mut self) {
+        let limited = !self.window_admits(self.pipe());
+        let flight = self.flight();
+        if self.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.was_cwnd_limited && flight > self.max_flight)
+        {
+            self.was_cwnd_limited = limited;
+            self.max_flight = flight;
+            self.cwnd_usage_seq = self.snd_nxt;
+        }
     }
 
     /// Index of the first segment sent that starts at or after `seq`.
@@ -510,6 +540,9 @@ impl Subflow {
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         self.arm_rto_for_retransmission(true, now, queue, conn);
+        if self.cwnd_limited_per_round {
+            self.cwnd_validate();
+        }
         Some(self.data_packet(conn, seg, now))
     }
 
@@ -557,6 +590,9 @@ impl Subflow {
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         self.arm_rto_for_retransmission(resends_head, now, queue, conn);
+        if self.cwnd_limited_per_round {
+            self.cwnd_validate();
+        }
         Some(self.data_packet(conn, seg, now))
     }
 
@@ -663,7 +699,12 @@ impl Subflow {
             } else {
                 let slow_start = self.cwnd < self.ssthresh;
                 let cwnd_limited = !self.cwnd_limited_gate
-                    || if slow_start {
+                    || if self.cwnd_limited_per_round {
+                        // Linux 3.16 on: used in this round, or, in slow start, growing to
+                        // twice the most that was in flight.
+                        self.was_cwnd_limited
+                            || (slow_start && self.cwnd < 2.0 * u64_to_f64(self.max_flight))
+                    } else if slow_start {
                         2.0 * u64_to_f64(flight_before) >= self.cwnd
                     } else {
                         u64_to_f64(flight_before + self.mss as u64) > self.cwnd
@@ -1658,6 +1699,66 @@ mod tests {
                 &mut delivered
             ));
             assert_eq!(quick.send_ack(0, 0, 0, at(10 + 5 * k)).ts_ecr, at(5 * k).0);
+        }
+    }
+
+    /// A sender with a window of `cwnd` segments (`ssthresh` likewise), testing use `check`,
+    /// that sends `sent` segments and then, with nothing more to send, gets them acknowledged
+    /// one at a time: its window afterwards, in segments.
+    fn window_after_acking(check: CwndLimitedCheck, cwnd: f64, ssthresh: f64, sent: u64) -> f64 {
+        let opts = TcpOptions {
+            cwnd_limited_check: check,
+            ..TcpOptions::default()
+        };
+        let mut s = sender_with(0, opts);
+        s.sf.cwnd = cwnd * SEG as f64;
+        s.sf.ssthresh = ssthresh * SEG as f64;
+        s.views[0] = s.sf.view();
+        for k in 0..sent {
+            s.sf.send_new(0, k * SEG, MSS_BYTES, SimTime::ZERO, &mut s.queue);
+        }
+        for k in 1..=sent {
+            s.ack(k * SEG, NO_SACK, SimTime::from_millis(100));
+        }
+        s.sf.cwnd / SEG as f64
+    }
+
+    /// A window grows only while it is used. Per ACK: the data in flight before the ACK fills
+    /// it, or half of it in slow start (Linux before 3.16). Per round, as Linux 3.16 on
+    /// measures it (`tcp_cwnd_validate`, `tcp_is_cwnd_limited`): a window filled at some send
+    /// of the round grows on every ACK of that round, though the sender has stopped, and in
+    /// slow start a window also grows up to twice the most that was in flight. The kernel's
+    /// own trace shows the latter: a subflow with 11 segments out and nothing more to send
+    /// went from a window of 14 to 25 while they were acknowledged (`ss` every 10 ms, point 6
+    /// of `campaigns/crossval.toml`).
+    #[test]
+    fn a_window_grows_while_it_is_used_per_ack_or_per_round() {
+        let ss = f64::INFINITY;
+        // Window, ssthresh, segments sent; the window after their ACKs per ACK and per round.
+        let cases = [
+            // Slow start, the initial window filled: per round it doubles; per ACK, ACK k finds
+            // 11 - k out and grows while 2·(11 - k) ≥ 9 + k, for k ≤ 4.
+            (10.0, ss, 10, 14.0, 20.0),
+            // Slow start, never filled: per round up to twice the most in flight.
+            (14.0, ss, 11, 17.0, 22.0),
+            (30.0, ss, 11, 30.0, 30.0),
+            // Congestion avoidance, filled: per round Reno adds about a segment over the
+            // round; per ACK only the first ACK finds the window full, a tenth of a segment.
+            (10.0, 5.0, 10, 10.1, 11.0),
+            // Congestion avoidance, never filled: unchanged.
+            (10.0, 5.0, 6, 10.0, 10.0),
+        ];
+        for (cwnd, ssthresh, sent, per_ack, per_round) in cases {
+            for (check, want) in [
+                (CwndLimitedCheck::PerAck, per_ack),
+                (CwndLimitedCheck::PerRound, per_round),
+            ] {
+                let got = window_after_acking(check, cwnd, ssthresh, sent);
+                assert!(
+                    (got - want).abs() < 0.05,
+                    "{check:?}, window {cwnd}, {sent} sent: {got}, expected {want}"
+                );
+            }
         }
     }
 }

@@ -302,6 +302,14 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 "the kernel finds losses with RACK (RFC 8985; Linux dropped FACK in 4.15): set "
                 '"rack" for the simulator to compare like with like'
             )
+        if flow.tcp.cwnd_limited_gate and flow.tcp.cwnd_limited_check != "per_round":
+            # Noted, not refused, as loss_detection above.
+            notes.append(
+                f"flows[{i}].tcp.cwnd_limited_check: {flow.tcp.cwnd_limited_check!r} is the "
+                "simulator's; the kernel measures whether the window is used over a round of "
+                'data (tcp_cwnd_validate, Linux 3.16 on): set "per_round" for the simulator to '
+                "compare like with like"
+            )
         if cc not in COUPLED:
             for name, plain in _COUPLED_SWITCHES:
                 value = _tcp_option(flow, name)

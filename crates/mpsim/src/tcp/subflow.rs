@@ -1728,7 +1728,7 @@ mod tests {
     /// measures it (`tcp_cwnd_validate`, `tcp_is_cwnd_limited`): a window filled at some send
     /// of the round grows on every ACK of that round, though the sender has stopped, and in
     /// slow start a window also grows up to twice the most that was in flight. The kernel's
-    /// own trace shows the latter: a subflow with 11 segments out and nothing more to send
+    /// own trace shows the latter: a subflow with 11 segments out and under a segment to send
     /// went from a window of 14 to 25 while they were acknowledged (`ss` every 10 ms, point 6
     /// of `campaigns/crossval.toml`).
     #[test]

@@ -178,6 +178,8 @@ class Observed:
     ss_lines: list[str]
     slots_by_token: dict[int, list[dict[str, int]]]
     max_slots: dict[int, int]
+    samples: int = 0
+    seconds: float = 0.0
 
 
 def _connections(cc: str) -> dict[int, list[dict[str, int]]]:
@@ -213,7 +215,9 @@ def _transfer(
         "0.3",
     )
     seen = Observed(ss_lines=[], slots_by_token={}, max_slots={})
+    started = time.monotonic()
     while client.poll() is None:
+        seen.samples += 1
         lines = _ss_connections(net.client, port)
         if len(lines) >= len(seen.ss_lines):
             seen.ss_lines = lines
@@ -227,7 +231,20 @@ def _transfer(
                 seen.max_slots[token] = len(slots)
                 seen.slots_by_token[token] = slots
         time.sleep(0.05)
+    seen.seconds = time.monotonic() - started
     return _finish(client), _finish(server), seen
+
+
+def _observed_transfer(
+    net: Net, cc: str, proto: str
+) -> tuple[dict[str, object], dict[str, object], Observed]:
+    """`_transfer`, once more if no sample saw the connection established: the sampling is
+    this test's, not the kernel's, and once in a full `make test` on this 2-core machine no
+    sample of a transfer saw it (the bytes and the congestion control were right)."""
+    result = _transfer(net, cc, proto)
+    if result[2].ss_lines:
+        return result
+    return _transfer(net, cc, proto)
 
 
 def _all_sending(slots: list[dict[str, int]]) -> bool:
@@ -253,12 +270,12 @@ def _wait_for_no_connections(cc: str, timeout_s: float = 10.0) -> dict[int, list
 def test_mptcp_two_subflows_share_state_through_the_token(
     two_path_net: Net, loaded: None, cc: str
 ) -> None:
-    sent, received, seen = _transfer(two_path_net, cc, "mptcp")
+    sent, received, seen = _observed_transfer(two_path_net, cc, "mptcp")
 
     assert sent == {"sent_bytes": TRANSFER_BYTES, "cc": cc}
     assert received == {"received_bytes": TRANSFER_BYTES, "cc": cc}
     # Both subflows (one per path) ran the congestion control.
-    assert len(seen.ss_lines) == 2, seen.ss_lines
+    assert len(seen.ss_lines) == 2, (seen.ss_lines, seen.samples, seen.seconds)
     assert all(f" {cc} " in line for line in seen.ss_lines), seen.ss_lines
     local_sources = sorted(
         m.group(1) for line in seen.ss_lines for m in [_LOCAL_ADDR.search(line)] if m
@@ -277,11 +294,11 @@ def test_mptcp_two_subflows_share_state_through_the_token(
 
 @pytest.mark.parametrize("cc", kernel_cc.NAMES)
 def test_plain_tcp_runs_without_shared_state(two_path_net: Net, loaded: None, cc: str) -> None:
-    sent, received, seen = _transfer(two_path_net, cc, "tcp")
+    sent, received, seen = _observed_transfer(two_path_net, cc, "tcp")
 
     assert sent == {"sent_bytes": TRANSFER_BYTES, "cc": cc}
     assert received == {"received_bytes": TRANSFER_BYTES, "cc": cc}
-    assert len(seen.ss_lines) == 1, seen.ss_lines
+    assert len(seen.ss_lines) == 1, (seen.ss_lines, seen.samples, seen.seconds)
     assert f" {cc} " in seen.ss_lines[0]
     assert "tcp-ulp-mptcp" not in seen.ss_lines[0]
     assert seen.max_slots == {}

@@ -489,16 +489,19 @@ impl Subflow {
         if self.rto_timer.deadline().is_none() {
             self.arm_rto(now, queue, conn);
         }
-        if self.cwnd_limited_per_round {
-            self.cwnd_validate();
-        }
+        self.cwnd_validate();
         self.data_packet(conn, seg, now)
     }
 
     /// Linux `tcp_cwnd_validate` after a send (net/ipv4/tcp_output.c, 3.16 on): remember, for
     /// the current round of data, whether the congestion window was full and the most data in
-    /// flight, which decide whether ACKs may grow the window ([`Subflow::on_ack`]).
+    /// flight, which decide whether ACKs may grow the window ([`Subflow::on_ack`]). Only the
+    /// per-round test reads them; per ACK this is one branch per send.
+    #[inline(always)]
     fn cwnd_validate(&mut self) {
+        if !self.cwnd_limited_per_round {
+            return;
+        }
         let limited = !self.window_admits(self.pipe());
         let flight = self.flight();
         if self.snd_una >= self.cwnd_usage_seq
@@ -540,9 +543,7 @@ impl Subflow {
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         self.arm_rto_for_retransmission(true, now, queue, conn);
-        if self.cwnd_limited_per_round {
-            self.cwnd_validate();
-        }
+        self.cwnd_validate();
         Some(self.data_packet(conn, seg, now))
     }
 
@@ -590,9 +591,7 @@ impl Subflow {
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         self.arm_rto_for_retransmission(resends_head, now, queue, conn);
-        if self.cwnd_limited_per_round {
-            self.cwnd_validate();
-        }
+        self.cwnd_validate();
         Some(self.data_packet(conn, seg, now))
     }
 

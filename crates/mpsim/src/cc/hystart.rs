@@ -2,9 +2,12 @@
 //! Ha and Rhee, "Taming the elephants: New TCP slow start", Computer Networks 55(9), 2011).
 //! Linux enables it by default (`hystart = 1`, `hystart_detect = 3`: both detectors).
 //!
-//! Once the window reaches `hystart_low_window` (16 segments), each round (from `snd_nxt` at its
-//! start until `snd_una` passes it) is watched by two detectors; either one ends slow start by
-//! setting ssthresh to the current window:
+//! Slow start is cut into rounds, each from `snd_nxt` at its start until `snd_una` passes it.
+//! Rounds are marked at every window size, as Linux 3.x does (`bictcp_cong_avoid`) and Linux
+//! does again since 6.14 (commit 08181a887689, "tcp_cubic: fix incorrect HyStart round start
+//! detection"; 6.4–6.13 marked them only from 16 segments on). Once the window reaches
+//! `hystart_low_window` (16 segments), two detectors watch each round; either one ends slow
+//! start by setting ssthresh to the current window:
 //! - ACK train: ACKs arriving at most 2 ms apart (`hystart_ack_delta_us`) form a train from the
 //!   start of the round; when it has lasted longer than (delay_min + ack_delay)/2 the window
 //!   already covers the path (the halving is for unpaced senders, as the emulated kernel is
@@ -101,11 +104,16 @@ impl HyStart {
         if self.delay_min == 0.0 || rtt_s < self.delay_min {
             self.delay_min = rtt_s;
         }
-        if self.found || s.cwnd >= s.ssthresh || s.cwnd < LOW_WINDOW_SEGMENTS * s.mss {
+        if self.found || s.cwnd >= s.ssthresh {
             return false;
         }
+        // Rounds are marked at any window, so the first watched round starts where it really
+        // began and not at the ACK that took the window to 16 segments.
         if s.snd_una > self.end_seq {
             self.start_round(now, s.snd_nxt);
+        }
+        if s.cwnd < LOW_WINDOW_SEGMENTS * s.mss {
+            return false;
         }
         let mut exit = false;
         if now.saturating_sub(self.last_ack) <= ACK_DELTA {
@@ -189,6 +197,29 @@ mod tests {
             }
         }
         // The round starts at the first ACK (k = 1); threshold (40 + 1)/2 = 20.5 ms.
+        assert_eq!(exit_at, Some(22));
+    }
+
+    /// A round that began below 16 segments is timed from its real start. The window is 14
+    /// segments at the ACK that passes the previous round's end (k = 1) and 16 or more from the
+    /// next ACK on, 1 ms later; the ACK train (ACKs 1 ms apart, threshold (40 + 1)/2 = 20.5 ms)
+    /// counts from k = 1, so slow start ends at k = 22. Linux 6.4–6.13, which began the round
+    /// only at the first ACK at 16 segments, would end it at k = 23.
+    #[test]
+    fn a_round_is_timed_from_its_start_even_below_sixteen_segments() {
+        let mut h = HyStart::default();
+        let t0 = SimTime::from_millis(1000);
+        // The first sample sets delay_min and opens a round that ends at byte 10 * MSS.
+        h.on_rtt_sample(&state(12.0, 1448, 10 * 1448), 0.04, t0, true);
+        let mut exit_at = None;
+        for k in 1..=40u64 {
+            let now = t0 + SimTime::from_millis(200 + k);
+            let cwnd = if k == 1 { 14.0 } else { 16.0 + k as f64 };
+            let s = state(cwnd, (10 + k) * 1448, 1000 * 1448);
+            if h.on_rtt_sample(&s, 0.04, now, true) && exit_at.is_none() {
+                exit_at = Some(k);
+            }
+        }
         assert_eq!(exit_at, Some(22));
     }
 

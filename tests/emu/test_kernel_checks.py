@@ -117,6 +117,22 @@ def test_a_cwnd_limited_check_other_than_the_kernels_per_round_is_noted() -> Non
     assert not any("cwnd_limited_check" in n for n in per_round)
 
 
+def test_a_rack_scenario_without_prr_is_noted() -> None:
+    # Linux reduces its window in fast recovery by PRR (RFC 6937) since 3.2.
+    without = kernel.check(
+        scenario(cc="cubic", scheduler="linger", tcp={"loss_detection": "rack"}), KERNEL
+    )
+    assert any("tcp.prr" in n and "RFC 6937" in n for n in without)
+    with_prr = kernel.check(
+        scenario(cc="cubic", scheduler="linger", tcp={"loss_detection": "rack", "prr": True}),
+        KERNEL,
+    )
+    assert not any("tcp.prr" in n for n in with_prr)
+    # With FACK the loss_detection note already says what to set; PRR needs RACK.
+    fack = kernel.check(scenario(cc="cubic", scheduler="linger"), KERNEL)
+    assert not any("tcp.prr" in n for n in fack)
+
+
 # The BALIA program floors ssthresh at one segment (as Linux mptcp_balia.c); the LIA program's
 # ssthresh is tcp_reno_ssthresh (at least two segments) where the simulator honours one.
 # Accepted, such a run would report a floor the kernel did not apply.

@@ -339,6 +339,20 @@ SEMANTIC: list[Bad] = [
     ),
     Bad("zero ABC limit", tcp(abc_limit=0), "flows[0].tcp.abc_limit", "expected ≥ 1"),
     Bad(
+        "PRR with FACK",
+        tcp(prr=True),
+        "flows[0].tcp.prr",
+        'expected true only with sack = true and loss_detection = "rack" '
+        "(PRR is modelled with RACK)",
+    ),
+    Bad(
+        "PRR without SACK",
+        tcp(prr=True, sack=False, loss_detection="rack"),
+        "flows[0].tcp.prr",
+        'expected true only with sack = true and loss_detection = "rack" '
+        "(PRR is modelled with RACK)",
+    ),
+    Bad(
         "zero min ssthresh",
         tcp(min_ssthresh_segments=0),
         "flows[0].tcp.min_ssthresh_segments",

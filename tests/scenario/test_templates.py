@@ -110,6 +110,22 @@ def test_two_path_and_its_reference_take_the_cwnd_limited_check_given() -> None:
     assert info.value.field == "cwnd_limited_check"
 
 
+def test_two_path_and_its_reference_take_prr_with_rack_only() -> None:
+    assert t.two_path().flows[0].tcp.prr is False
+    for scenario in (
+        t.two_path(prr=True, loss_detection="rack"),
+        t.single_path(prr=True, loss_detection="rack"),
+    ):
+        assert scenario.flows[0].tcp.prr is True
+    # PRR is modelled with RACK's loss detection only: with FACK the scenario is refused.
+    with pytest.raises(UserError) as info:
+        t.two_path(prr=True)
+    assert "prr" in str(info.value)
+    with pytest.raises(UserError) as info:
+        t.two_path(prr="yes", loss_detection="rack")
+    assert info.value.field == "prr"
+
+
 def test_two_path_refuses_tcp() -> None:
     with pytest.raises(UserError) as info:
         t.two_path(protocol="tcp")

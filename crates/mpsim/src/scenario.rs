@@ -343,6 +343,10 @@ pub struct TcpOptions {
     /// How the gate tells that the window is used. Default per ACK.
     #[serde(default)]
     pub cwnd_limited_check: CwndLimitedCheck,
+    /// With RACK: Proportional Rate Reduction (RFC 6937) in fast recovery, as Linux, instead
+    /// of RFC 6675's window set to ssthresh at once. Default false.
+    #[serde(default)]
+    pub prr: bool,
     /// Opportunistic retransmission fires when 4·srtt_S < srtt_T (factor) ... (spec §3.6).
     #[serde(default = "default_oretx_factor")]
     pub oretx_rtt_factor: f64,
@@ -369,6 +373,7 @@ impl Default for TcpOptions {
             min_ssthresh_segments: None,
             cwnd_limited_gate: true,
             cwnd_limited_check: CwndLimitedCheck::default(),
+            prr: false,
             oretx_rtt_factor: default_oretx_factor(),
             oretx_small_cwnd: default_oretx_small_cwnd(),
             hystart: true,
@@ -665,6 +670,13 @@ impl Scenario {
                 return Err(err(f("tcp.min_ssthresh_segments"), "expected ≥ 1"));
             }
             positive(t.oretx_rtt_factor, f("tcp.oretx_rtt_factor"), "a factor")?;
+            if t.prr && !(t.sack && t.loss_detection == LossDetection::Rack) {
+                return Err(err(
+                    f("tcp.prr"),
+                    "expected true only with sack = true and loss_detection = \"rack\" \
+                     (PRR is modelled with RACK)",
+                ));
+            }
         }
         self.validate_trace_size()
     }

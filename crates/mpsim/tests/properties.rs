@@ -47,9 +47,13 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
         any::<bool>(),
         // How long the application writes, when it stops before the end.
         proptest::option::of(0.01f64..3.0),
-        (prop_oneof![Just("fack"), Just("rack")], prop_oneof![Just("per_ack"), Just("per_round")]),
+        (
+            prop_oneof![Just("fack"), Just("rack")],
+            prop_oneof![Just("per_ack"), Just("per_round")],
+            any::<bool>(),
+        ),
     )
-        .prop_map(move |(mptcp, paths, cc, sched, pen, rcvbuf, app, count, start, delack, writes_for, (detection, check))| {
+        .prop_map(move |(mptcp, paths, cc, sched, pen, rcvbuf, app, count, start, delack, writes_for, (detection, check, prr))| {
             let paths = if mptcp { paths } else { paths[..1].to_vec() };
             let mut v = json!({
                 "id": format!("f{i}"), "protocol": if mptcp {"mptcp"} else {"tcp"}, "cc": cc,
@@ -57,6 +61,8 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
                 "start_s": start, "tcp": {"delayed_ack": delack, "loss_detection": detection,
                         "cwnd_limited_check": check}
             });
+            // PRR is modelled with RACK only.
+            if detection == "rack" { v["tcp"]["prr"] = json!(prr); }
             if let Some(b) = rcvbuf { v["rcvbuf_bytes"] = json!(b); }
             if let Some(w) = writes_for { v["stop_s"] = json!(start + w); }
             v

@@ -26,6 +26,17 @@ fn reno_fills_a_link_with_one_bdp_of_buffer() {
 /// segment (spec §6.1). Random loss on an otherwise uncongested 200 Mbit/s path.
 #[test]
 fn reno_goodput_follows_mathis_under_random_loss() {
+    reno_follows_mathis(json!({}));
+}
+
+/// The same with RACK and Proportional Rate Reduction (RFC 6937): PRR changes how the window
+/// comes down during a recovery, not the halving per loss the formula rests on.
+#[test]
+fn reno_with_prr_follows_mathis_under_random_loss() {
+    reno_follows_mathis(json!({"loss_detection": "rack", "prr": true}));
+}
+
+fn reno_follows_mathis(tcp: serde_json::Value) {
     let mut rows = Vec::new();
     for &rtt_ms in &[50.0f64, 200.0] {
         for &p in &[0.005f64, 0.01, 0.02] {
@@ -34,7 +45,7 @@ fn reno_goodput_follows_mathis_under_random_loss() {
                 "links": [{"id": "l", "capacity_mbps": 200.0, "delay_ms": rtt_ms / 2.0, "loss": p,
                            "queue": {"kind": "droptail", "packets": 100000}}],
                 "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]],
-                           "rcvbuf_bytes": 64_000_000, "sndbuf_bytes": 64_000_000}]
+                           "rcvbuf_bytes": 64_000_000, "sndbuf_bytes": 64_000_000, "tcp": tcp}]
             }));
             let f = flow(&r, "f");
             let rtt_s = f.subflows[0].mean_srtt_ms / 1e3;

@@ -281,6 +281,11 @@ class TcpOptions(_Model):
     hystart: bool = True
     """CUBIC only: Linux's HyStart slow-start exit (ACK train and delay increase). Default true,
     as Linux."""
+    prr: bool = False
+    """With ``loss_detection = "rack"``: Proportional Rate Reduction (RFC 6937) in fast
+    recovery, as Linux (3.2 on; its current form, 5.12 on): the window comes down to ssthresh
+    in proportion to the data delivered, then grows back by at most one segment per ACK,
+    instead of being set to ssthresh at once (RFC 6675). Default false."""
 
     @model_validator(mode="after")
     def _check(self) -> TcpOptions:
@@ -291,6 +296,12 @@ class TcpOptions(_Model):
         if self.min_ssthresh_segments == 0:
             raise _invalid("min_ssthresh_segments", "expected ≥ 1")  # None: the default
         _positive(self.oretx_rtt_factor, "oretx_rtt_factor", "a factor")
+        if self.prr and not (self.sack and self.loss_detection == "rack"):
+            raise _invalid(
+                "prr",
+                'expected true only with sack = true and loss_detection = "rack" '
+                "(PRR is modelled with RACK)",
+            )
         return self
 
 

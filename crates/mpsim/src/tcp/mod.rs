@@ -1,6 +1,7 @@
 //! One TCP connection's machinery, used as-is for a single-path flow and for every MPTCP subflow.
 
 pub mod lost_retransmit;
+pub mod prr;
 pub mod rack;
 pub mod reorder;
 pub mod rtt;

@@ -3,7 +3,8 @@
 //! Sender: SACK-based loss recovery (RFC 6675 with FACK's loss test, see [`super::sack`], and
 //! RACK's test for retransmissions lost again, see [`super::lost_retransmit`]; the default, as
 //! in Linux 2.6–4.14; or with RACK's time-based test for every segment, see [`super::rack`], as
-//! in Linux since) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
+//! in Linux since; the window set to ssthresh at once or, with RACK, reduced by PRR, see
+//! [`super::prr`]) or NewReno (RFC 5681 §3.2, RFC 6582 §3.2, "impatient" timer reset on
 //! the first partial ACK) when SACK is off, slow start with appropriate byte counting (RFC 3465), RFC 6298 timer
 //! management with exponential backoff, go-back-N after a timeout (snd_nxt ← snd_una), and the
 //! congestion-avoidance increase and post-loss ssthresh delegated to a [`CongestionControl`].
@@ -16,6 +17,7 @@
 //! Sequence numbers are 64-bit byte offsets that never wrap. Each segment carries its data
 //! sequence mapping (`dsn`), which the connection level uses (RFC 8684 §3.3).
 
+use super::prr::{Prr, PrrAck};
 use crate::cc::{Cc, CongestionControl, SubflowView};
 use crate::event::Timer;
 use crate::packet::{Packet, PacketKind};
@@ -112,6 +114,8 @@ pub struct Subflow {
     delayed_ack: bool,
     /// RACK instead of FACK (with SACK only).
     rack_enabled: bool,
+    /// Proportional Rate Reduction in SACK recovery (with RACK only).
+    prr_enabled: bool,
     /// Highest sequence sent + 1.
     pub high_data: u64,
     pub segs: VecDeque<SentSegment>,
@@ -175,6 +179,13 @@ pub struct Subflow {
     sacked_bytes: u64,
     lost_bytes: u64,
     lost_unsent: u64,
+    /// Segments RACK has marked lost, ever: PRR tells a new loss by it.
+    lost_marks: u64,
+    /// With RACK: bytes the ACK being processed delivered, cumulatively acknowledged (not
+    /// SACKed before) or newly SACKed: PRR's DeliveredData.
+    delivered_now: u64,
+    /// PRR's state during a recovery.
+    prr: Prr,
     /// Upstream MPTCP's stale detection: retransmission periods without ACK progress, and the
     /// `rcv_tstamp` they were counted against (`mptcp_pm_subflow_chk_stale`).
     pub stale_count: u8,
@@ -229,6 +240,10 @@ impl Subflow {
             last_sack_blocks: NO_SACK,
             retx_log: RetransmitLog::default(),
             rack_enabled: opts.sack && opts.loss_detection == LossDetection::Rack,
+            prr_enabled: opts.sack && opts.loss_detection == LossDetection::Rack && opts.prr,
+            prr: Prr::default(),
+            lost_marks: 0,
+            delivered_now: 0,
             rack: Rack::default(),
             sent_times: VecDeque::new(),
             reo_timer: Timer::default(),
@@ -769,10 +784,19 @@ impl Subflow {
         }
         // RACK (RFC 8985 §6.2): judge what was sent before the newest delivered segment; any
         // loss starts a recovery (Linux `tcp_time_to_recover`: lost_out > 0).
+        let mut newly_lost = false;
         if self.rack_enabled && self.rack.take_advanced() && self.rack_may_judge() {
+            let marks = self.lost_marks;
             self.rack_detect_loss(now, queue, conn);
+            newly_lost = self.lost_marks != marks;
             if self.lost_bytes > 0 && !self.in_recovery && self.snd_una >= self.recover {
                 self.enter_sack_recovery(cc, views, now);
+            }
+        }
+        if self.prr_enabled {
+            let delivered = std::mem::take(&mut self.delivered_now);
+            if self.in_recovery {
+                self.prr_reduce(delivered, out.newly_acked > 0, newly_lost);
             }
         }
         // The log sits with the fields only losses touch: outside recovery it is empty and
@@ -807,9 +831,30 @@ impl Subflow {
         self.ssthresh = cc.ssthresh_after_loss(i, views, now);
         self.recover = self.high_data;
         self.in_recovery = true;
-        self.cwnd = self.ssthresh;
+        if self.prr_enabled {
+            // PRR sets the window at this ACK's end, from the window recovery starts with.
+            self.prr
+                .start(self.cwnd, self.mss, self.counters.packets_sent);
+        } else {
+            self.cwnd = self.ssthresh;
+        }
         self.retx_scan = self.snd_una;
         self.counters.fast_retransmits += 1;
+    }
+
+    /// PRR's window after an ACK (or a reordering timeout) in SACK recovery.
+    fn prr_reduce(&mut self, delivered: u64, una_advanced: bool, newly_lost: bool) {
+        let ack = PrrAck {
+            delivered,
+            pipe: self.pipe(),
+            ssthresh: self.ssthresh,
+            una_advanced,
+            newly_lost,
+            segments_sent: self.counters.packets_sent,
+        };
+        if let Some(cwnd) = self.prr.on_ack(ack, self.mss) {
+            self.cwnd = cwnd;
+        }
     }
 
     /// RACK judges segments outside the timeout's go-back-N recovery, which re-sends
@@ -872,6 +917,7 @@ impl Subflow {
                 self.sacked_bytes -= len;
                 continue;
             }
+            self.delivered_now += len;
             self.rack
                 .delivered(sent_at, seg.seq + len, seg.retransmitted, now);
             if seg.lost {
@@ -895,6 +941,7 @@ impl Subflow {
             seg.lost = true;
             self.lost_bytes += len;
         }
+        self.lost_marks += 1;
         self.lost_unsent += len;
         self.retx_scan = self.retx_scan.min(seg.seq);
     }
@@ -920,6 +967,10 @@ impl Subflow {
         }
         if !self.in_recovery && self.snd_una >= self.recover {
             self.enter_sack_recovery(cc, views, now);
+            if self.prr_enabled {
+                // Linux `tcp_rack_reo_timeout`: the reduction as for one segment delivered.
+                self.prr_reduce(self.mss as u64, false, false);
+            }
         }
         self.skip_settled_segments();
         views[self.index as usize] = self.view();
@@ -1055,6 +1106,7 @@ impl Subflow {
                 if self.rack_enabled {
                     let len = seg.len as u64;
                     self.sacked_bytes += len;
+                    self.delivered_now += len;
                     if seg.lost {
                         self.lost_bytes -= len;
                         if !seg.retransmitted {
@@ -1567,6 +1619,62 @@ mod tests {
         let second = s.sf.retransmit_next(0, at(100), &mut s.queue).unwrap();
         assert_eq!((first.seq, second.seq), (0, 2 * SEG));
         assert!(s.sf.retransmit_next(0, at(100), &mut s.queue).is_none());
+    }
+
+    /// A window of 20 segments (RACK, Reno) loses its first segment; ACKs then SACK segments 1,
+    /// 2, ... one at a time, and after each the sender sends what its window allows (the lost
+    /// segment first, then new data). Returns the segments sent after each of the 19 ACKs.
+    fn sends_while_sacking_a_window_of_twenty(prr: bool) -> Vec<u64> {
+        let at = SimTime::from_millis;
+        let opts = TcpOptions {
+            loss_detection: LossDetection::Rack,
+            prr,
+            ..TcpOptions::default()
+        };
+        let mut s = sender_with(20, opts);
+        s.sf.rtt.sample(0.1); // the handshake's: RACK's reordering window is 25 ms
+        s.sf.cwnd = 20.0 * SEG as f64;
+        s.views[0] = s.sf.view();
+        let mut next_new = 20;
+        (1..=19)
+            .map(|k| {
+                s.ack_echoing(0, sacking(&[(1, k + 1)]), at(100 + k), at(0));
+                let mut sent = 0;
+                while s.sf.has_cwnd_space() {
+                    if s.sf.has_retransmissions_pending() {
+                        s.sf.retransmit_next(0, at(100 + k), &mut s.queue);
+                    } else {
+                        let dsn = next_new * SEG;
+                        s.sf.send_new(0, dsn, MSS_BYTES, at(100 + k), &mut s.queue);
+                        next_new += 1;
+                    }
+                    sent += 1;
+                }
+                sent
+            })
+            .collect()
+    }
+
+    /// RFC 6937 §3 with one loss in a window of 20 and ssthresh 10 (Reno), worked out by hand
+    /// from the RFC's rules. The first two SACKs each let a new segment out (SACKed data leaves
+    /// the flight); RACK finds the loss at the third (DupThresh), with 22 segments out and a
+    /// flight of 22 − 3 SACKed − 1 lost = 18. With PRR that ACK sends the fast retransmit
+    /// (⌈10 · 1/20⌉ − 0), later ones one segment for every two delivered while the flight
+    /// exceeds ssthresh: 8 segments over the 17 ACKs of the recovery, never two at once.
+    /// Without it (RFC 6675) the window drops to 10 at once and nothing goes out until the
+    /// flight is below 10, at the twelfth SACK; from then on one segment per ACK.
+    #[test]
+    fn prr_spreads_the_window_reduction_over_the_recovery() {
+        let prr = sends_while_sacking_a_window_of_twenty(true);
+        assert_eq!(
+            prr,
+            [1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0]
+        );
+        let rfc6675 = sends_while_sacking_a_window_of_twenty(false);
+        let mut expected = vec![1, 1];
+        expected.extend([0; 9]);
+        expected.extend([1; 8]);
+        assert_eq!(rfc6675, expected);
     }
 
     /// A retransmission is judged by when it was re-sent: lost again once something sent after

@@ -310,6 +310,13 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 'data (tcp_cwnd_validate, Linux 3.16 on): set "per_round" for the simulator to '
                 "compare like with like"
             )
+        if flow.tcp.sack and flow.tcp.loss_detection == "rack" and not flow.tcp.prr:
+            # Noted, not refused, as loss_detection above.
+            notes.append(
+                f"flows[{i}].tcp.prr: false is the simulator's; the kernel reduces its window "
+                "in fast recovery by Proportional Rate Reduction (RFC 6937, Linux 3.2 on): set "
+                "true for the simulator to compare like with like"
+            )
         if cc not in COUPLED:
             for name, plain in _COUPLED_SWITCHES:
                 value = _tcp_option(flow, name)

@@ -77,17 +77,18 @@ def _mptcp_options(
     }
 
 
-def _tcp_options(loss_detection: Any, cwnd_limited_check: Any) -> dict[str, Any]:
-    """The flow's ``tcp`` table for ``loss_detection`` and ``cwnd_limited_check``: only what
-    differs from the defaults, so that scenarios (and the run keys of stores) are those of
-    before the parameters existed."""
-    tcp = {}
+def _tcp_options(loss_detection: Any, cwnd_limited_check: Any, prr: Any) -> dict[str, Any]:
+    """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check`` and ``prr``:
+    only what differs from the defaults, which ``TcpOptions`` fills in."""
+    tcp: dict[str, Any] = {}
     detection = choice("loss_detection", loss_detection, ("fack", "rack"))
     if detection != "fack":
         tcp["loss_detection"] = detection
     check = choice("cwnd_limited_check", cwnd_limited_check, ("per_ack", "per_round"))
     if check != "per_ack":
         tcp["cwnd_limited_check"] = check
+    if boolean("prr", prr):
+        tcp["prr"] = True
     return {"tcp": tcp} if tcp else {}
 
 
@@ -109,6 +110,7 @@ def two_path(
     app: AppArg = "bulk",
     loss_detection: str = "fack",
     cwnd_limited_check: str = "per_ack",
+    prr: bool = False,
 ) -> Scenario:
     """One MPTCP connection over two disjoint paths, one bottleneck each (CoNEXT 2013 §4, spec
     §4.6). Links ``path0`` and ``path1``; flow ``flow`` with one subflow per path.
@@ -130,7 +132,8 @@ def two_path(
     ``opportunistic_retransmit`` (default true), ``app`` (default ``"bulk"``, as iperf),
     ``loss_detection`` (``"fack"``, default, as the study's Linux 3.x; ``"rack"`` as Linux
     4.18 on, for comparisons with today's kernel), ``cwnd_limited_check`` (``"per_ack"``,
-    default, as Linux before 3.16; ``"per_round"`` as Linux 3.16 on: see ``TcpOptions``).
+    default, as Linux before 3.16; ``"per_round"`` as Linux 3.16 on), ``prr`` (default false;
+    true, with ``"rack"``, for the kernel's Proportional Rate Reduction: see ``TcpOptions``).
     Run: ``duration_s`` (default 60, as the study's iperf runs), ``warmup_s`` (default 0),
     ``seed`` (default 1). ``protocol`` must be ``mptcp``: a TCP reference is :func:`single_path`.
     """
@@ -148,7 +151,7 @@ def two_path(
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
         **_mptcp_options(scheduler, penalization, opportunistic_retransmit),
-        **_tcp_options(loss_detection, cwnd_limited_check),
+        **_tcp_options(loss_detection, cwnd_limited_check, prr),
     }
     return build(
         {
@@ -175,6 +178,7 @@ def single_path(
     app: AppArg = "bulk",
     loss_detection: str = "fack",
     cwnd_limited_check: str = "per_ack",
+    prr: bool = False,
 ) -> Scenario:
     """The single-path reference of :func:`two_path`: the same two links (same parameters, same
     defaults), and one connection ``flow`` on ``path`` (0 or 1) only. Its goodput is the
@@ -193,7 +197,7 @@ def single_path(
         "paths": [[f"path{k}"]],
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
-        **_tcp_options(loss_detection, cwnd_limited_check),
+        **_tcp_options(loss_detection, cwnd_limited_check, prr),
     }
     return build(
         {

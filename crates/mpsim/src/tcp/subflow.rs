@@ -179,8 +179,6 @@ pub struct Subflow {
     sacked_bytes: u64,
     lost_bytes: u64,
     lost_unsent: u64,
-    /// Segments RACK has marked lost, ever: PRR tells a new loss by it.
-    lost_marks: u64,
     /// With RACK: bytes the ACK being processed delivered, cumulatively acknowledged (not
     /// SACKed before) or newly SACKed: PRR's DeliveredData.
     delivered_now: u64,
@@ -209,6 +207,7 @@ impl Subflow {
         opts: &TcpOptions,
     ) -> Subflow {
         let mss = MSS_BYTES;
+        let rack_enabled = opts.sack && opts.loss_detection == LossDetection::Rack;
         Subflow {
             index,
             fwd_route,
@@ -239,10 +238,9 @@ impl Subflow {
             last_sack_ack: 0,
             last_sack_blocks: NO_SACK,
             retx_log: RetransmitLog::default(),
-            rack_enabled: opts.sack && opts.loss_detection == LossDetection::Rack,
-            prr_enabled: opts.sack && opts.loss_detection == LossDetection::Rack && opts.prr,
+            rack_enabled,
+            prr_enabled: rack_enabled && opts.prr,
             prr: Prr::default(),
-            lost_marks: 0,
             delivered_now: 0,
             rack: Rack::default(),
             sent_times: VecDeque::new(),
@@ -786,9 +784,10 @@ impl Subflow {
         // loss starts a recovery (Linux `tcp_time_to_recover`: lost_out > 0).
         let mut newly_lost = false;
         if self.rack_enabled && self.rack.take_advanced() && self.rack_may_judge() {
-            let marks = self.lost_marks;
+            // Only a segment marked lost raises `lost_unsent` (as on_reorder_timeout tells).
+            let unsent = self.lost_unsent;
             self.rack_detect_loss(now, queue, conn);
-            newly_lost = self.lost_marks != marks;
+            newly_lost = self.lost_unsent != unsent;
             if self.lost_bytes > 0 && !self.in_recovery && self.snd_una >= self.recover {
                 self.enter_sack_recovery(cc, views, now);
             }
@@ -941,7 +940,6 @@ impl Subflow {
             seg.lost = true;
             self.lost_bytes += len;
         }
-        self.lost_marks += 1;
         self.lost_unsent += len;
         self.retx_scan = self.retx_scan.min(seg.seq);
     }

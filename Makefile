@@ -71,11 +71,12 @@ explore: build
 lint: build
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
 	$(VENV)/bin/ruff check python tests scripts crates/linkem/benches
 
 fmt:
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format python tests
+	$(VENV)/bin/ruff format python tests scripts crates/linkem/benches
 
 bench: build
 	bash scripts/install-system-deps.sh --bench

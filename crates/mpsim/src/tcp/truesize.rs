@@ -20,7 +20,7 @@ const SIZE_GOAL_SEGMENTS: u64 = 45;
 const MIN_TSO_SEGMENTS: u64 = 2;
 
 /// `tcp_tso_autosize`: segments per TSO packet, the bytes the pacing rate (bytes/s) sends in
-/// 2^-10 s (`sk_pacing_shift`), at least [`MIN_TSO_SEGMENTS`], at most a size goal. (Its
+/// 2^-10 s (`sk_pacing_shift`), at least `tcp_min_tso_segs`, at most a size goal. (Its
 /// extra allowance for short RTTs, 64 KiB >> (min_rtt_us >> 9), is nil above 8 ms.)
 pub fn tso_segments(pacing_rate: f64, mss: u32) -> u64 {
     let segments = (pacing_rate / 1024.0 / mss as f64) as u64;

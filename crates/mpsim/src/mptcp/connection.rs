@@ -623,7 +623,11 @@ impl Connection {
     /// room in the window; this runs only for a pick with room for a segment (one with less
     /// would weigh too little to move the average). `__subflow_push_pending` hands over whole
     /// data fragments ([`DATA_FRAG_BYTES`]) and tests the burst and the subflow's send buffer
-    /// only between them, so a burst can run past both by most of a fragment.
+    /// only between them, so a burst can run past both by most of a fragment. Segments here
+    /// are a full MSS and one can straddle a fragment's end; where the burst stops, that
+    /// segment is cut at the fragment's end, as the kernel's burst ends with its last
+    /// fragment, so the next burst starts on a fragment boundary (two fragments from there,
+    /// not the rest of one and two more).
     #[inline(never)]
     fn assign_burst(&mut self, s: usize) {
         let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
@@ -632,7 +636,9 @@ impl Connection {
         let mut frag_end = fragment_end(self.snd_nxt_dsn);
         while self.snd_nxt_dsn < self.write_end {
             if self.snd_nxt_dsn >= frag_end {
-                if assigned >= burst || !self.send_memory_free(s) {
+                let past_end = self.snd_nxt_dsn - frag_end;
+                if assigned - past_end >= burst || !self.send_memory_free(s) {
+                    self.give_back_new(s, past_end);
                     break;
                 }
                 frag_end = fragment_end(self.snd_nxt_dsn);
@@ -646,6 +652,25 @@ impl Connection {
             sf.assigned.push_back((dsn, len));
             sf.assigned_bytes += len as u64;
             assigned += len as u64;
+        }
+    }
+
+    /// Shorten the segment of new data last assigned to subflow `s` by its final `bytes`,
+    /// which become unassigned again.
+    fn give_back_new(&mut self, s: usize, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let sf = &mut self.subflows[s];
+        let last = sf.assigned.back_mut().expect("the segment just assigned");
+        debug_assert_eq!(last.0 + last.1 as u64, self.snd_nxt_dsn);
+        last.1 -= bytes as u32;
+        sf.assigned_bytes -= bytes;
+        self.snd_nxt_dsn -= bytes;
+        if self.protocol == Protocol::Mptcp {
+            let chunk = self.chunks.back_mut().expect("the chunk just taken");
+            debug_assert_eq!(chunk.dsn + chunk.len as u64, self.snd_nxt_dsn + bytes);
+            chunk.len -= bytes as u32;
         }
     }
 
@@ -1170,5 +1195,46 @@ mod tests {
         assert_eq!(queued, 2 * DATA_FRAG_BYTES);
         assert!((queued as f64 / 66_808.0 - 1.0).abs() < 0.03);
         assert!(!c.send_memory_free(0));
+    }
+
+    /// `__subflow_push_pending` hands a subflow whole data fragments until its burst
+    /// (`MPTCP_SEND_BURST_SIZE`, 65 428 bytes) is spent, so from a fragment's start a burst is
+    /// two fragments, 65 456 bytes, and the next burst starts on the following boundary. The
+    /// simulator's segments are a full MSS and straddle fragment ends; cutting the last one of
+    /// a burst keeps the bursts on the kernel's boundaries (uncut, each burst after the first
+    /// would start just past a boundary and take the rest of that fragment and two more).
+    #[test]
+    fn linger_bursts_are_two_whole_data_fragments() {
+        let (mut net, routes) = network(2);
+        let mut c = connection_on("mptcp", &routes, "linger");
+        c.peer_edge = 1 << 20;
+        c.sndbuf_fixed = Some(400_000);
+        let mut events = EventQueue::new();
+        let mut ctx = Ctx {
+            now: SimTime::ZERO,
+            events: &mut events,
+            net: &mut net,
+        };
+        c.push(&mut ctx);
+        assert_eq!(
+            c.snd_nxt_dsn, c.write_end,
+            "everything written is handed out"
+        );
+        // Each maximal run of data given to one subflow, as (start, end, subflow mask).
+        let mut runs: Vec<(u64, u64, u32)> = Vec::new();
+        for chunk in &c.chunks {
+            match runs.last_mut() {
+                Some(run) if run.2 == chunk.sent_mask => run.1 = chunk.dsn + chunk.len as u64,
+                _ => runs.push((chunk.dsn, chunk.dsn + chunk.len as u64, chunk.sent_mask)),
+            }
+        }
+        assert!(
+            runs.len() >= 4,
+            "bursts alternate between the subflows: {runs:?}"
+        );
+        for &(start, end, _) in &runs[..runs.len() - 1] {
+            assert_eq!(start % DATA_FRAG_BYTES, 0, "{runs:?}");
+            assert_eq!(end - start, 2 * DATA_FRAG_BYTES, "{runs:?}");
+        }
     }
 }

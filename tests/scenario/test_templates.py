@@ -126,6 +126,18 @@ def test_two_path_and_its_reference_take_prr_with_rack_only() -> None:
     assert info.value.field == "prr"
 
 
+def test_two_path_and_its_reference_take_the_restart_after_idle() -> None:
+    assert t.two_path().flows[0].tcp.slow_start_after_idle is False
+    for scenario in (
+        t.two_path(slow_start_after_idle=True),
+        t.single_path(slow_start_after_idle=True),
+    ):
+        assert scenario.flows[0].tcp.slow_start_after_idle is True
+    with pytest.raises(UserError) as info:
+        t.two_path(slow_start_after_idle="sometimes")
+    assert info.value.field == "slow_start_after_idle"
+
+
 def test_two_path_refuses_tcp() -> None:
     with pytest.raises(UserError) as info:
         t.two_path(protocol="tcp")

@@ -357,6 +357,11 @@ pub struct TcpOptions {
     /// tcp_cubic.c). Default true, as Linux.
     #[serde(default = "default_true")]
     pub hystart: bool,
+    /// Restart the congestion window after a subflow was idle for longer than its RTO
+    /// (RFC 5681 §4.1, RFC 2861), as Linux does by default (`tcp_slow_start_after_idle`).
+    /// Default false.
+    #[serde(default)]
+    pub slow_start_after_idle: bool,
 }
 
 impl Default for TcpOptions {
@@ -377,6 +382,7 @@ impl Default for TcpOptions {
             oretx_rtt_factor: default_oretx_factor(),
             oretx_small_cwnd: default_oretx_small_cwnd(),
             hystart: true,
+            slow_start_after_idle: false,
         }
     }
 }

@@ -286,6 +286,13 @@ class TcpOptions(_Model):
     recovery, as Linux (3.2 on; its current form, 5.12 on): the window comes down to ssthresh
     in proportion to the data delivered, then grows back by at most one segment per ACK,
     instead of being set to ssthresh at once (RFC 6675). Default false."""
+    slow_start_after_idle: bool = False
+    """Restart the congestion window of a subflow that sent nothing for longer than its RTO
+    (RFC 5681 §4.1, RFC 2861): ssthresh keeps ¾ of the window, which halves once per RTO of the
+    idle time after the first, down to the initial window. Linux does this by default
+    (``net.ipv4.tcp_slow_start_after_idle``), and upstream MPTCP once for each 32 KiB data
+    fragment it queues on a subflow with nothing in flight; the emulator sets the sysctl to
+    this value. Default false."""
 
     @model_validator(mode="after")
     def _check(self) -> TcpOptions:

@@ -124,6 +124,9 @@ pub struct Connection {
     /// handling and its data-level retransmission from upstream Linux too: the MPTCP-level
     /// timer (spec §3.8) replaces the out-of-tree reinjection on subflow timeouts.
     upstream: bool,
+    /// `tcp.slow_start_after_idle`: kept here too so that pushes test it without touching
+    /// the subflows.
+    restart_after_idle: bool,
     /// When the application stops writing (`stop_s`); what it wrote before is still sent.
     app_stop: SimTime,
     // Sender, connection level.
@@ -215,6 +218,7 @@ impl Connection {
             rwnd_blocked_since: None,
             writer_asleep: false,
             upstream: spec.protocol == Protocol::Mptcp && spec.scheduler == SchedulerKind::Linger,
+            restart_after_idle: spec.tcp.slow_start_after_idle,
             app_stop,
             app: Application::new(&spec.app, start),
             rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
@@ -408,6 +412,10 @@ impl Connection {
             if dsn + len as u64 <= self.data_una {
                 continue; // acknowledged at data level meanwhile: drop the copy
             }
+            if self.scheduler != SchedulerKind::Linger {
+                self.restart_if_idle(s, 1, ctx.now);
+            }
+            let sf = &mut self.subflows[s];
             let p = sf.send_new(self.index, dsn, len, ctx.now, ctx.events);
             ctx.send(&p);
         }
@@ -502,8 +510,13 @@ impl Connection {
         }
         debug_assert!(!out_of_tree || mask == scheduler::available_mask(&self.subflows));
         let mut available = out_of_tree.then_some(mask);
+        // Upstream MPTCP queues consecutive bursts for one subflow and pushes them out only
+        // when the scheduler moves to another subflow or stops (`__mptcp_push_pending`,
+        // `mptcp_push_release`): the subflow given bursts since the last push.
+        let mut unpushed: Option<usize> = None;
         loop {
             if let Some(&(dsn, len, mask)) = self.reinject.front() {
+                self.push_out(&mut unpushed, ctx);
                 if dsn + len as u64 <= self.data_una {
                     self.reinject.pop_front();
                     continue;
@@ -530,12 +543,16 @@ impl Connection {
                 let Some(s) = self.pick(0, &mut available) else {
                     break;
                 };
+                if unpushed.is_some_and(|u| u != s) {
+                    self.push_out(&mut unpushed, ctx);
+                }
                 if self.scheduler == SchedulerKind::Linger && !self.send_memory_free(s) {
                     break;
                 }
                 let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
                 if self.snd_nxt_dsn + len > self.peer_edge {
                     self.note_rwnd_blocked(ctx.now);
+                    self.push_out(&mut unpushed, ctx);
                     let sent = self.rbuf_optimization(s, ctx);
                     available = None; // a penalty may have shrunk another subflow's window
                     if sent {
@@ -550,10 +567,15 @@ impl Connection {
                     // interval only here, when data goes out; a DATA_ACK restarts the timer
                     // with the interval as it was then.
                     self.timer_ival = self.upstream_timeout(ctx.now);
-                    self.assign_burst(s);
-                    self.drain_subflow(s, ctx);
+                    self.assign_burst(s, ctx.now);
+                    if self.upstream {
+                        unpushed = Some(s);
+                    } else {
+                        self.drain_subflow(s, ctx);
+                    }
                     continue;
                 }
+                self.restart_if_idle(s, 1, ctx.now);
                 let (dsn, len) = self.take_new(s);
                 let p = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
                 ctx.send(&p);
@@ -570,6 +592,7 @@ impl Connection {
                 }
                 continue;
             }
+            self.push_out(&mut unpushed, ctx);
             if self.app_wants_to_write(ctx.now) && self.sndbuf_full() {
                 if let Some(s) = self.pick(0, &mut available) {
                     if self.rbuf_optimization(s, ctx) {
@@ -580,7 +603,21 @@ impl Connection {
             }
             break;
         }
+        self.push_out(&mut unpushed, ctx);
         self.arm_upstream_rtx(ctx, false);
+    }
+
+    /// Send what the linger scheduler queued on the subflow in `unpushed`, if any.
+    #[inline(always)]
+    fn push_out(&mut self, unpushed: &mut Option<usize>, ctx: &mut Ctx) {
+        if let Some(u) = unpushed.take() {
+            self.push_out_subflow(u, ctx);
+        }
+    }
+
+    #[inline(never)]
+    fn push_out_subflow(&mut self, s: usize, ctx: &mut Ctx) {
+        self.drain_subflow(s, ctx);
     }
 
     /// [`Connection::push`] for one subflow (plain TCP) under the out-of-tree schedulers, with
@@ -598,6 +635,7 @@ impl Connection {
         // `has_cwnd_space` after each segment, without recomputing the data in the network: it
         // grows by the segment (it is counted from the highest byte SACKed, which lies below new
         // data) and the window stays.
+        self.restart_if_idle(0, 1, ctx.now);
         let mut pipe = self.subflows[0].pipe();
         loop {
             let len = (self.write_end - self.snd_nxt_dsn).min(self.mss as u64);
@@ -628,10 +666,16 @@ impl Connection {
     /// segment is cut at the fragment's end, as the kernel's burst ends with its last
     /// fragment, so the next burst starts on a fragment boundary (two fragments from there,
     /// not the rest of one and two more).
+    ///
+    /// Each fragment becomes a buffer of its own on the subflow's queue, and a subflow with
+    /// nothing in flight restarts its window after idle once per buffer
+    /// ([`Subflow::restart_after_idle`]): `__subflow_push_pending` queues the whole burst
+    /// before it sends.
     #[inline(never)]
-    fn assign_burst(&mut self, s: usize) {
+    fn assign_burst(&mut self, s: usize, now: SimTime) {
         let burst = LINGER_BURST_BYTES.min(self.peer_edge - self.snd_nxt_dsn);
         scheduler::note_linger_burst(&mut self.subflows[s], burst);
+        let start = self.snd_nxt_dsn;
         let mut assigned = 0;
         let mut frag_end = fragment_end(self.snd_nxt_dsn);
         while self.snd_nxt_dsn < self.write_end {
@@ -652,6 +696,32 @@ impl Connection {
             sf.assigned.push_back((dsn, len));
             sf.assigned_bytes += len as u64;
             assigned += len as u64;
+        }
+        if self.snd_nxt_dsn > start {
+            // Plain TCP sends its first buffer as soon as it is queued (`tcp_push_one`).
+            let buffers = if self.upstream {
+                (self.snd_nxt_dsn - 1) / DATA_FRAG_BYTES - start / DATA_FRAG_BYTES + 1
+            } else {
+                1
+            };
+            self.restart_if_idle(s, buffers as u32, now);
+        }
+    }
+
+    /// [`Subflow::restart_after_idle`] on subflow `s`, keeping its view current. The test of
+    /// the option is inlined; the rest stays out of the per-packet paths.
+    #[inline(always)]
+    fn restart_if_idle(&mut self, s: usize, times: u32, now: SimTime) {
+        if self.restart_after_idle {
+            self.restart_subflow_if_idle(s, times, now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn restart_subflow_if_idle(&mut self, s: usize, times: u32, now: SimTime) {
+        if self.subflows[s].restart_after_idle(now, times) {
+            self.views[s] = self.subflows[s].view();
         }
     }
 
@@ -790,6 +860,9 @@ impl Connection {
             &mut self.views,
             ctx.events,
         );
+        if self.upstream {
+            scheduler::update_pacing_rate(&mut self.subflows[s]);
+        }
         if outcome.retransmit_head {
             if let Some(p) = self.subflows[s].retransmit_head(self.index, ctx.now, ctx.events) {
                 ctx.send(&p);
@@ -912,10 +985,10 @@ impl Connection {
             }
             Event::SubflowStart { subflow, .. } => {
                 let sf = &mut self.subflows[subflow as usize];
-                sf.established = true;
-                sf.start_time = ctx.now;
+                sf.mark_established(ctx.now);
                 // The handshake gives the first RTT sample, as in Linux.
                 sf.rtt.sample(sf.base_rtt.as_secs_f64());
+                scheduler::update_pacing_rate(sf);
                 self.views[subflow as usize] = sf.view();
                 if subflow == 0 {
                     // The SYN/ACK carried the peer's initial window.
@@ -1035,11 +1108,22 @@ mod tests {
         routes: &[(u32, u32, SimTime)],
         scheduler: &str,
     ) -> Connection {
-        let spec: FlowSpec = serde_json::from_value(serde_json::json!({
-            "id": "f", "protocol": protocol, "cc": "cubic", "scheduler": scheduler,
+        connection_from(
+            serde_json::json!({"protocol": protocol, "scheduler": scheduler}),
+            routes,
+        )
+    }
+
+    /// A connection over `routes` from the flow fields in `fields` (id, cc and paths given).
+    fn connection_from(fields: serde_json::Value, routes: &[(u32, u32, SimTime)]) -> Connection {
+        let mut flow = serde_json::json!({
+            "id": "f", "cc": "cubic",
             "paths": (0..routes.len()).map(|i| vec![format!("l{i}")]).collect::<Vec<_>>()
-        }))
-        .expect("valid flow");
+        });
+        for (k, v) in fields.as_object().expect("an object") {
+            flow[k] = v.clone();
+        }
+        let spec: FlowSpec = serde_json::from_value(flow).expect("valid flow");
         let mut c = Connection::new(
             "f".into(),
             0,
@@ -1228,13 +1312,64 @@ mod tests {
                 _ => runs.push((chunk.dsn, chunk.dsn + chunk.len as u64, chunk.sent_mask)),
             }
         }
-        assert!(
-            runs.len() >= 4,
-            "bursts alternate between the subflows: {runs:?}"
-        );
+        assert!(runs.len() >= 4, "both subflows get bursts: {runs:?}");
+        // A subflow may get several bursts in a row (its data is queued, not sent, until the
+        // scheduler moves on), each of two fragments.
         for &(start, end, _) in &runs[..runs.len() - 1] {
             assert_eq!(start % DATA_FRAG_BYTES, 0, "{runs:?}");
-            assert_eq!(end - start, 2 * DATA_FRAG_BYTES, "{runs:?}");
+            assert_eq!((end - start) % (2 * DATA_FRAG_BYTES), 0, "{runs:?}");
         }
+    }
+
+    /// A linger connection whose one subflow, at a window of 47 segments, has sent nothing for
+    /// 1.5 RTO when the application writes `bytes`, with restart after idle on: the window
+    /// and the segments sent at once.
+    fn restart_on_write(bytes: u64) -> (f64, u64) {
+        let (mut net, routes) = network(1);
+        let mut c = connection_from(
+            serde_json::json!({
+                "protocol": "mptcp", "scheduler": "linger",
+                "app": {"kind": "size", "bytes": bytes},
+                "tcp": {"slow_start_after_idle": true}
+            }),
+            &routes,
+        );
+        c.peer_edge = 1 << 22;
+        let sf = &mut c.subflows[0];
+        sf.rtt.sample(0.05);
+        sf.cwnd = 47.0 * MSS_BYTES as f64;
+        sf.counters.max_cwnd = sf.cwnd; // the send buffer grew with it and stays
+        sf.ssthresh = 31.0 * MSS_BYTES as f64;
+        c.views[0] = c.subflows[0].view();
+        let idle = SimTime(c.subflows[0].rtt.rto().0 * 3 / 2);
+        let mut events = EventQueue::new();
+        let mut ctx = Ctx {
+            now: idle,
+            events: &mut events,
+            net: &mut net,
+        };
+        c.push(&mut ctx);
+        let sf = &c.subflows[0];
+        (sf.cwnd / MSS_BYTES as f64, sf.flight() / MSS_BYTES as u64)
+    }
+
+    /// Upstream MPTCP queues each 32 KiB data fragment as a buffer of its own
+    /// (`mptcp_sendmsg_frag`), and each queued while nothing is in flight restarts an idle
+    /// window (`tcp_skb_entail`); a burst is two fragments, so 47 segments come back as 11
+    /// (RFC 5681 §4.1 twice over: see the subflow's test), as the kernel's subflows did at
+    /// point 25 of `crossval.toml`. One fragment restarts once, to 23.
+    #[test]
+    fn an_idle_linger_subflow_restarts_once_per_data_fragment_it_is_given() {
+        assert_eq!(restart_on_write(2 * DATA_FRAG_BYTES), (11.0, 11));
+        assert_eq!(restart_on_write(DATA_FRAG_BYTES).0, 23.0);
+    }
+
+    /// `__mptcp_push_pending` pushes a subflow's queued data out only when the scheduler moves
+    /// to another subflow or stops, so consecutive bursts to one subflow are all queued
+    /// before any of it is sent: eight fragments restart the window eight times, down to the
+    /// initial window, which is all that goes out.
+    #[test]
+    fn consecutive_linger_bursts_are_queued_before_the_subflow_sends() {
+        assert_eq!(restart_on_write(8 * DATA_FRAG_BYTES), (10.0, 10));
     }
 }

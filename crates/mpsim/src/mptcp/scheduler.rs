@@ -73,13 +73,30 @@ fn round_robin(n: usize, last: usize, candidates: u32) -> Option<usize> {
 
 /// Linux `tcp_update_pacing_rate`, bytes/s: 2·cwnd/srtt below half of ssthresh (early slow
 /// start), 1.2·cwnd/srtt above it.
-pub fn pacing_rate(sf: &Subflow) -> f64 {
+fn pacing_rate_now(sf: &Subflow) -> f64 {
     let ratio = if sf.cwnd < sf.ssthresh / 2.0 {
         2.0
     } else {
         1.2
     };
     ratio * sf.cwnd / srtt_or_base(sf)
+}
+
+/// Set the subflow's pacing rate, as Linux does at establishment and on each ACK; between
+/// them it stays as set, so a window that a timeout or a restart after idle has just cut
+/// shows in the rate only at the next ACK.
+pub fn update_pacing_rate(sf: &mut Subflow) {
+    sf.sk_pacing_rate = pacing_rate_now(sf);
+}
+
+/// The pacing rate as last set ([`update_pacing_rate`]), or as it would be set now if it has
+/// not been yet.
+pub fn pacing_rate(sf: &Subflow) -> f64 {
+    if sf.sk_pacing_rate > 0.0 {
+        sf.sk_pacing_rate
+    } else {
+        pacing_rate_now(sf)
+    }
 }
 
 /// What Linux charges subflow `sf` for its queued data (`sk_wmem_queued`): the data assigned
@@ -214,6 +231,32 @@ mod tests {
         assert!((subflows[0].avg_pacing_rate - expected).abs() < 10.0);
     }
 
+    /// Linux sets `sk_pacing_rate` at establishment and on each ACK only
+    /// (`tcp_update_pacing_rate`): a window cut from 40 to 10 segments by a restart after idle
+    /// or a timeout leaves the rate the linger scheduler reads, and so its choice, as it was
+    /// until the next ACK.
+    #[test]
+    fn the_pacing_rate_follows_the_window_at_the_next_ack() {
+        let mut cut = subflow(0, 40.0, f64::INFINITY);
+        update_pacing_rate(&mut cut);
+        let before = pacing_rate(&cut);
+        let mut other = subflow(1, 20.0, f64::INFINITY);
+        update_pacing_rate(&mut other);
+        cut.cwnd = 10.0 * MSS;
+        assert_eq!(pacing_rate(&cut), before);
+        let mut pair = [cut, other];
+        assert_eq!(
+            linger(&mut pair, 0),
+            Some(0),
+            "40 segments' rate until an ACK"
+        );
+        let [mut cut, other] = pair;
+        update_pacing_rate(&mut cut);
+        assert!((pacing_rate(&cut) - before / 4.0).abs() < 1e-6 * before);
+        cut.avg_pacing_rate = 0.0;
+        assert_eq!(linger(&mut [cut, other], 0), Some(1));
+    }
+
     /// No window left, no burst: the average stays (upstream returns before updating it).
     #[test]
     fn an_empty_burst_leaves_the_average() {
@@ -224,8 +267,8 @@ mod tests {
     }
 
     /// A timeout moves `snd_nxt` back for the go-back-N sweep but frees nothing: Linux's
-    /// `sk_wmem_queued` still holds every unacknowledged byte. A subflow that has just timed
-    /// out with 20 segments outstanding and a window of one (2 × 1 segment per 100 ms: 1 s to
+    /// `sk_wmem_queued` still holds every unacknowledged byte. A subflow that timed out with
+    /// 20 segments outstanding and paces at a window of one (2 × 1 segment per 100 ms: 1 s to
     /// drain) is not the choice over one with 10 segments in flight and a window of 10
     /// (1.2 × 10 per 100 ms: 83 ms), though nothing of its own is in flight.
     #[test]

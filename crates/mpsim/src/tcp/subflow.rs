@@ -127,6 +127,10 @@ pub struct Subflow {
     peer_ts: u64,
     /// When the last ACK arrived (Linux `rcv_tstamp`).
     pub rcv_tstamp: SimTime,
+    /// When a data segment, new or retransmitted, was last sent (Linux `lsndtime`).
+    last_send: SimTime,
+    /// Restart the window after an idle period ([`Subflow::restart_after_idle`]).
+    slow_start_after_idle: bool,
     recover: u64,
     /// Forward-most SACKed byte + 1 (FACK's snd_fack), at least snd_una (raised with it).
     high_sacked: u64,
@@ -136,6 +140,8 @@ pub struct Subflow {
     retx_scan: u64,
     pub fwd_route: u32,
     abc_limit: u32,
+    /// Initial window, segments: the floor of a restart after idle.
+    initial_window: u32,
     dupacks: u32,
     backoff: u32,
     /// Read or written on every ACK, segment sent and segment received.
@@ -194,6 +200,11 @@ pub struct Subflow {
     /// Upstream MPTCP's `avg_pacing_rate` (bytes/s, 0 until the linger scheduler first looks
     /// at this subflow): the pacing rate averaged over the bursts it was given.
     pub avg_pacing_rate: f64,
+    /// Linux `sk_pacing_rate` (bytes/s) as last set, at establishment and on each ACK
+    /// (`tcp_update_pacing_rate`, [`crate::mptcp::scheduler::update_pacing_rate`]): a window
+    /// cut by a timeout or a restart after idle shows in it only at the next ACK. Read by the
+    /// linger scheduler.
+    pub sk_pacing_rate: f64,
     pub base_rtt: SimTime,
     pub start_time: SimTime,
 }
@@ -258,10 +269,14 @@ impl Subflow {
             assigned: VecDeque::new(),
             assigned_bytes: 0,
             rcv_tstamp: SimTime::ZERO,
+            last_send: SimTime::ZERO,
+            slow_start_after_idle: opts.slow_start_after_idle,
+            initial_window: opts.initial_window,
             stale_count: 0,
             stale_rcv_tstamp: SimTime::ZERO,
             last_rbuf_opti: None,
             avg_pacing_rate: 0.0,
+            sk_pacing_rate: 0.0,
             stale: false,
             rcv_nxt: 0,
             ooo: ReorderQueue::default(),
@@ -498,6 +513,7 @@ impl Subflow {
         }
         self.snd_nxt += len as u64;
         self.high_data = self.snd_nxt;
+        self.last_send = now;
         self.counters.packets_sent += 1;
         if self.rto_timer.deadline().is_none() {
             self.arm_rto(now, queue, conn);
@@ -527,6 +543,70 @@ impl Subflow {
         }
     }
 
+    /// The subflow became usable for data now: Linux sets `lsndtime` when a connection is
+    /// established (`tcp_init_transfer`), so the first data is not sent "after idle".
+    pub fn mark_established(&mut self, now: SimTime) {
+        self.established = true;
+        self.start_time = now;
+        self.last_send = now;
+    }
+
+    /// Restart the congestion window after an idle period, `times` times over (RFC 5681 §4.1,
+    /// RFC 2861; Linux `tcp_slow_start_after_idle_check` and `tcp_cwnd_restart`, on by default
+    /// through `net.ipv4.tcp_slow_start_after_idle`). With nothing in flight and no data sent
+    /// for longer than the RTO, ssthresh keeps at least three quarters of the window
+    /// (`tcp_current_ssthresh`, or stays as recovery set it), and the window is halved once
+    /// for every RTO of the idle time after the first, down to the initial window (or the
+    /// window, if smaller). Linux runs the check for each buffer of new data it queues while
+    /// nothing is in flight, with the idle time unchanged until one is sent, so a sender that
+    /// queues several before sending restarts several times: the caller says how many.
+    /// Returns whether the window or ssthresh changed.
+    #[inline]
+    pub fn restart_after_idle(&mut self, now: SimTime, times: u32) -> bool {
+        if !self.slow_start_after_idle || !self.segs.is_empty() {
+            return false;
+        }
+        self.restart_idle_window(now, times)
+    }
+
+    /// [`Subflow::restart_after_idle`] once the option is on and nothing is in flight.
+    #[inline(never)]
+    fn restart_idle_window(&mut self, now: SimTime, times: u32) -> bool {
+        if !self.established {
+            return false;
+        }
+        let rto = self.current_rto();
+        let idle = now.0.saturating_sub(self.last_send.0);
+        if idle <= rto.0 {
+            return false;
+        }
+        let mss = f64::from(self.mss);
+        let mut changed = false;
+        for _ in 0..times {
+            // Linux keeps whole segments; a coupled control's fraction of one goes with a
+            // halving.
+            let mut window = (self.cwnd / mss).floor() as u64;
+            if !self.in_recovery {
+                let kept = ((window >> 1) + (window >> 2)) as f64 * mss;
+                changed |= kept > self.ssthresh;
+                self.ssthresh = self.ssthresh.max(kept);
+            }
+            let restart = window.min(u64::from(self.initial_window));
+            let mut left = idle;
+            let mut halved = false;
+            while left > rto.0 && window > restart {
+                left -= rto.0;
+                window >>= 1;
+                halved = true;
+            }
+            if halved {
+                self.cwnd = window.max(restart) as f64 * mss;
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// Index of the first segment sent that starts at or after `seq`.
     fn seg_index(&self, seq: u64) -> usize {
         self.segs.partition_point(|s| s.seq < seq)
@@ -553,6 +633,7 @@ impl Subflow {
         if self.rack_enabled {
             self.sent_times[0] = now;
         }
+        self.last_send = now;
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         self.arm_rto_for_retransmission(true, now, queue, conn);
@@ -601,6 +682,7 @@ impl Subflow {
             self.skip_settled_segments();
             seg
         };
+        self.last_send = now;
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
         self.arm_rto_for_retransmission(resends_head, now, queue, conn);
@@ -1721,6 +1803,97 @@ mod tests {
     /// Linux `tcp_enter_loss` (`tcp_reno_ssthresh`): a timeout in the Open state sets ssthresh
     /// to half the congestion window, here all in flight (RFC 5681 §3.1 eq. (4) halves the
     /// same data).
+    /// An established subflow with nothing in flight, a window of `cwnd` and an ssthresh of
+    /// `ssthresh` segments, that last sent at time zero; and its RTO.
+    fn idle_subflow(cwnd: f64, ssthresh: f64, restart: bool) -> (Subflow, SimTime) {
+        let opts = TcpOptions {
+            slow_start_after_idle: restart,
+            ..TcpOptions::default()
+        };
+        let mut sf = Subflow::new(0, 0, 1, SimTime::from_millis(40), &opts);
+        sf.mark_established(SimTime::ZERO);
+        sf.rtt.sample(0.04);
+        sf.cwnd = cwnd * SEG as f64;
+        sf.ssthresh = ssthresh * SEG as f64;
+        let rto = sf.current_rto();
+        (sf, rto)
+    }
+
+    fn segments(bytes: f64) -> f64 {
+        bytes / SEG as f64
+    }
+
+    /// RFC 5681 §4.1 and Linux `tcp_cwnd_restart`, worked by hand: after an idle period of
+    /// 1.5 RTO a window of 47 segments halves once (the first RTO of idleness costs nothing),
+    /// to 23, and ssthresh keeps three quarters of the old window, 23 + 11 = 34 segments. A
+    /// second buffer queued before anything is sent restarts again from 23 with the same idle
+    /// time: 11, ssthresh stays 34; a third reaches the initial window, 10. The kernel trace
+    /// this reproduces: a subflow at 46 and 48 segments came back at 11 and 12 after a
+    /// two-fragment burst (`crossval.toml` point 25, `ss -tmi`).
+    #[test]
+    fn an_idle_window_halves_once_per_rto_of_idleness_after_the_first() {
+        let (mut sf, rto) = idle_subflow(47.0, 31.0, true);
+        let now = SimTime(rto.0 * 3 / 2);
+        assert!(sf.restart_after_idle(now, 1));
+        assert_eq!((segments(sf.cwnd), segments(sf.ssthresh)), (23.0, 34.0));
+        assert!(sf.restart_after_idle(now, 1));
+        assert_eq!((segments(sf.cwnd), segments(sf.ssthresh)), (11.0, 34.0));
+        assert!(sf.restart_after_idle(now, 1));
+        assert_eq!(segments(sf.cwnd), 10.0);
+        assert!(
+            !sf.restart_after_idle(now, 1),
+            "at the initial window, ssthresh above ¾ of it"
+        );
+
+        // The same two restarts in one call, as for a burst of two data fragments.
+        let (mut sf, _) = idle_subflow(47.0, 31.0, true);
+        sf.restart_after_idle(now, 2);
+        assert_eq!((segments(sf.cwnd), segments(sf.ssthresh)), (11.0, 34.0));
+
+        // 3.5 RTOs: three halvings, 47 → 23 → 11 → 5, and the initial window as the floor.
+        let (mut sf, _) = idle_subflow(47.0, 31.0, true);
+        sf.restart_after_idle(SimTime(rto.0 * 7 / 2), 1);
+        assert_eq!(segments(sf.cwnd), 10.0);
+    }
+
+    #[test]
+    fn a_window_restarts_only_after_more_than_an_rto_with_nothing_in_flight() {
+        let (mut sf, rto) = idle_subflow(47.0, 31.0, true);
+        assert!(!sf.restart_after_idle(rto, 1), "idle for exactly the RTO");
+        assert_eq!(segments(sf.cwnd), 47.0);
+
+        let (mut off, _) = idle_subflow(47.0, 31.0, false);
+        assert!(!off.restart_after_idle(SimTime(rto.0 * 3), 1), "option off");
+        assert_eq!(segments(off.cwnd), 47.0);
+
+        let (mut busy, _) = idle_subflow(47.0, 31.0, true);
+        let mut queue = EventQueue::new();
+        busy.send_new(0, 0, MSS_BYTES, SimTime::ZERO, &mut queue);
+        assert!(
+            !busy.restart_after_idle(SimTime(rto.0 * 3), 1),
+            "a segment in flight"
+        );
+
+        // Below the initial window the window stays; ssthresh still keeps ¾ of it (4 + 2).
+        let (mut small, _) = idle_subflow(8.0, 3.0, true);
+        assert!(small.restart_after_idle(SimTime(rto.0 * 3), 1));
+        assert_eq!((segments(small.cwnd), segments(small.ssthresh)), (8.0, 6.0));
+    }
+
+    /// The idle time counts from the last segment sent, a retransmission included (Linux
+    /// `lsndtime`), not from the last ACK.
+    #[test]
+    fn idleness_counts_from_the_last_segment_sent() {
+        let (mut sf, rto) = idle_subflow(47.0, 31.0, true);
+        let mut queue = EventQueue::new();
+        let sent = SimTime::from_millis(500);
+        sf.send_new(0, 0, MSS_BYTES, sent, &mut queue);
+        sf.segs.clear(); // acknowledged
+        sf.snd_una = sf.snd_nxt;
+        assert!(!sf.restart_after_idle(sent + rto, 1));
+        assert!(sf.restart_after_idle(sent + rto + SimTime::from_millis(1), 1));
+    }
+
     #[test]
     fn a_timeout_halves_the_window() {
         let mut s = sender(10);

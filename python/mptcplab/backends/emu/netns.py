@@ -137,7 +137,12 @@ def configure_client(group: Group, *, sndbuf_cap: int) -> None:
     batch(group.client_ns, cmds)
     sysctl(
         group.client_ns,
-        {**COMMON_SYSCTLS, "net.ipv4.tcp_wmem": _buffers(4096, 16384, sndbuf_cap)},
+        {
+            **COMMON_SYSCTLS,
+            "net.ipv4.tcp_wmem": _buffers(4096, 16384, sndbuf_cap),
+            # The sender's window after idle follows the scenario (Linux's default is on).
+            "net.ipv4.tcp_slow_start_after_idle": "1" if flow.tcp.slow_start_after_idle else "0",
+        },
     )
 
 

@@ -77,9 +77,12 @@ def _mptcp_options(
     }
 
 
-def _tcp_options(loss_detection: Any, cwnd_limited_check: Any, prr: Any) -> dict[str, Any]:
-    """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check`` and ``prr``:
-    only what differs from the defaults, which ``TcpOptions`` fills in."""
+def _tcp_options(
+    loss_detection: Any, cwnd_limited_check: Any, prr: Any, slow_start_after_idle: Any
+) -> dict[str, Any]:
+    """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check``, ``prr`` and
+    ``slow_start_after_idle``: only what differs from the defaults, which ``TcpOptions`` fills
+    in."""
     tcp: dict[str, Any] = {}
     detection = choice("loss_detection", loss_detection, ("fack", "rack"))
     if detection != "fack":
@@ -89,6 +92,8 @@ def _tcp_options(loss_detection: Any, cwnd_limited_check: Any, prr: Any) -> dict
         tcp["cwnd_limited_check"] = check
     if boolean("prr", prr):
         tcp["prr"] = True
+    if boolean("slow_start_after_idle", slow_start_after_idle):
+        tcp["slow_start_after_idle"] = True
     return {"tcp": tcp} if tcp else {}
 
 
@@ -111,6 +116,7 @@ def two_path(
     loss_detection: str = "fack",
     cwnd_limited_check: str = "per_ack",
     prr: bool = False,
+    slow_start_after_idle: bool = False,
 ) -> Scenario:
     """One MPTCP connection over two disjoint paths, one bottleneck each (CoNEXT 2013 §4, spec
     §4.6). Links ``path0`` and ``path1``; flow ``flow`` with one subflow per path.
@@ -133,7 +139,9 @@ def two_path(
     ``loss_detection`` (``"fack"``, default, as the study's Linux 3.x; ``"rack"`` as Linux
     4.18 on, for comparisons with today's kernel), ``cwnd_limited_check`` (``"per_ack"``,
     default, as Linux before 3.16; ``"per_round"`` as Linux 3.16 on), ``prr`` (default false;
-    true, with ``"rack"``, for the kernel's Proportional Rate Reduction: see ``TcpOptions``).
+    true, with ``"rack"``, for the kernel's Proportional Rate Reduction: see ``TcpOptions``),
+    ``slow_start_after_idle`` (default false; true restarts the window of a subflow idle for
+    longer than its RTO, as Linux by default: see ``TcpOptions``).
     Run: ``duration_s`` (default 60, as the study's iperf runs), ``warmup_s`` (default 0),
     ``seed`` (default 1). ``protocol`` must be ``mptcp``: a TCP reference is :func:`single_path`.
     """
@@ -151,7 +159,7 @@ def two_path(
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
         **_mptcp_options(scheduler, penalization, opportunistic_retransmit),
-        **_tcp_options(loss_detection, cwnd_limited_check, prr),
+        **_tcp_options(loss_detection, cwnd_limited_check, prr, slow_start_after_idle),
     }
     return build(
         {
@@ -179,6 +187,7 @@ def single_path(
     loss_detection: str = "fack",
     cwnd_limited_check: str = "per_ack",
     prr: bool = False,
+    slow_start_after_idle: bool = False,
 ) -> Scenario:
     """The single-path reference of :func:`two_path`: the same two links (same parameters, same
     defaults), and one connection ``flow`` on ``path`` (0 or 1) only. Its goodput is the
@@ -197,7 +206,7 @@ def single_path(
         "paths": [[f"path{k}"]],
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
-        **_tcp_options(loss_detection, cwnd_limited_check, prr),
+        **_tcp_options(loss_detection, cwnd_limited_check, prr, slow_start_after_idle),
     }
     return build(
         {

@@ -133,6 +133,19 @@ def test_a_rack_scenario_without_prr_is_noted() -> None:
     assert not any("tcp.prr" in n for n in fack)
 
 
+def test_a_scenario_without_the_restart_after_idle_is_noted() -> None:
+    # The emulator turns the kernel's restart off for it, unlike a kernel as shipped.
+    without = kernel.check(scenario(cc="cubic", scheduler="linger"), KERNEL)
+    assert any(
+        "tcp.slow_start_after_idle" in n and "net.ipv4.tcp_slow_start_after_idle" in n
+        for n in without
+    )
+    with_restart = kernel.check(
+        scenario(cc="cubic", scheduler="linger", tcp={"slow_start_after_idle": True}), KERNEL
+    )
+    assert not any("slow_start_after_idle" in n for n in with_restart)
+
+
 # The BALIA program floors ssthresh at one segment (as Linux mptcp_balia.c); the LIA program's
 # ssthresh is tcp_reno_ssthresh (at least two segments) where the simulator honours one.
 # Accepted, such a run would report a floor the kernel did not apply.
@@ -190,7 +203,8 @@ def test_tcp_flows_ignore_the_mptcp_scheduler() -> None:
     )
     notes = kernel.check(sc, KERNEL)
     # (TCP matters, noted)
-    assert [n for n in notes if "loss_detection" not in n and "cwnd_limited" not in n] == []
+    noted = ("loss_detection", "cwnd_limited", "slow_start_after_idle")
+    assert [n for n in notes if not any(name in n for name in noted)] == []
 
 
 SCENARIO_FILE = """\

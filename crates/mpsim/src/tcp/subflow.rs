@@ -1800,9 +1800,6 @@ mod tests {
         assert!(!s.sf.in_loss_state());
     }
 
-    /// Linux `tcp_enter_loss` (`tcp_reno_ssthresh`): a timeout in the Open state sets ssthresh
-    /// to half the congestion window, here all in flight (RFC 5681 §3.1 eq. (4) halves the
-    /// same data).
     /// An established subflow with nothing in flight, a window of `cwnd` and an ssthresh of
     /// `ssthresh` segments, that last sent at time zero; and its RTO.
     fn idle_subflow(cwnd: f64, ssthresh: f64, restart: bool) -> (Subflow, SimTime) {
@@ -1894,6 +1891,9 @@ mod tests {
         assert!(sf.restart_after_idle(sent + rto + SimTime::from_millis(1), 1));
     }
 
+    /// Linux `tcp_enter_loss` (`tcp_reno_ssthresh`): a timeout in the Open state sets ssthresh
+    /// to half the congestion window, here all in flight (RFC 5681 §3.1 eq. (4) halves the
+    /// same data).
     #[test]
     fn a_timeout_halves_the_window() {
         let mut s = sender(10);

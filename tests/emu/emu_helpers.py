@@ -21,3 +21,15 @@ def mptcp_flow(flow_id: str, paths: list[list[str]], **extra: object) -> dict[st
         "paths": paths,
         **extra,
     }
+
+
+def kernel_tcp(**extra: object) -> dict[str, object]:
+    """The simulator's TCP options that do what today's kernel does, as the cross-validation
+    campaigns set them: RACK, window use measured per round, PRR, restart after idle."""
+    return {
+        "loss_detection": "rack",
+        "cwnd_limited_check": "per_round",
+        "prr": True,
+        "slow_start_after_idle": True,
+        **extra,
+    }

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from emu_helpers import link, mptcp_flow
+from emu_helpers import kernel_tcp, link, mptcp_flow
 
 from mptcplab import emu, sim
 
@@ -43,12 +43,7 @@ def _scenario(restart: bool) -> dict[str, Any]:
                 [["fast"], ["slow"]],
                 penalization="off",
                 opportunistic_retransmit=False,
-                tcp={
-                    "loss_detection": "rack",
-                    "cwnd_limited_check": "per_round",
-                    "prr": True,
-                    "slow_start_after_idle": restart,
-                },
+                tcp=kernel_tcp(slow_start_after_idle=restart),
             )
         ],
     }

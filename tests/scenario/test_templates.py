@@ -138,6 +138,17 @@ def test_two_path_and_its_reference_take_the_restart_after_idle() -> None:
     assert info.value.field == "slow_start_after_idle"
 
 
+def test_two_path_and_its_reference_take_a_jitter_per_path() -> None:
+    # Absent unless asked for, so that earlier campaigns' scenarios are unchanged.
+    assert all("jitter_ms" not in link.model_fields_set for link in t.two_path().links)
+    for scenario in (t.two_path(jitter_ms=0.05), t.single_path(jitter_ms=0.05)):
+        assert [link.jitter_ms for link in scenario.links] == [0.05, 0.05]
+    assert [link.jitter_ms for link in t.two_path(jitter_ms=(0.0, 0.2)).links] == [0.0, 0.2]
+    with pytest.raises(UserError) as info:
+        t.two_path(jitter_ms=(0.1, -0.1))
+    assert info.value.field == "jitter_ms[1]"
+
+
 def test_two_path_refuses_tcp() -> None:
     with pytest.raises(UserError) as info:
         t.two_path(protocol="tcp")

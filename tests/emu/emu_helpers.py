@@ -33,3 +33,16 @@ def kernel_tcp(**extra: object) -> dict[str, object]:
         "slow_start_after_idle": True,
         **extra,
     }
+
+
+def fast_slow_flow(**tcp: object) -> dict[str, object]:
+    """The cross-validation campaigns' connection over links ``fast`` and ``slow``: the
+    kernel's scheduler, neither penalization nor opportunistic retransmission (the kernel has
+    neither), the TCP options of :func:`kernel_tcp` with ``tcp`` on top."""
+    return mptcp_flow(
+        "f",
+        [["fast"], ["slow"]],
+        penalization="off",
+        opportunistic_retransmit=False,
+        tcp=kernel_tcp(**tcp),
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from emu_helpers import kernel_tcp, link, mptcp_flow
+from emu_helpers import fast_slow_flow, link
 
 from mptcplab import emu, sim
 
@@ -37,15 +37,7 @@ def _scenario(restart: bool) -> dict[str, Any]:
             link("fast", 13.43, 8.1, queue={"kind": "droptail", "packets": 29}),
             link("slow", 1.115, 34.7, queue={"kind": "droptail", "packets": 10}),
         ],
-        "flows": [
-            mptcp_flow(
-                "f",
-                [["fast"], ["slow"]],
-                penalization="off",
-                opportunistic_retransmit=False,
-                tcp=kernel_tcp(slow_start_after_idle=restart),
-            )
-        ],
+        "flows": [fast_slow_flow(slow_start_after_idle=restart)],
     }
 
 

@@ -20,7 +20,7 @@ import statistics
 from typing import Any
 
 import pytest
-from emu_helpers import kernel_tcp, link, mptcp_flow
+from emu_helpers import fast_slow_flow, link
 
 from mptcplab import emu, sim
 
@@ -37,15 +37,7 @@ def _scenario(jitter_ms: float, seed: int = 1) -> dict[str, Any]:
             link("fast", 3.836, 5.786, queue={"kind": "droptail", "packets": 13}, **noise),
             link("slow", 1.273, 18.801, queue={"kind": "droptail", "packets": 3}, **noise),
         ],
-        "flows": [
-            mptcp_flow(
-                "f",
-                [["fast"], ["slow"]],
-                penalization="off",
-                opportunistic_retransmit=False,
-                tcp=kernel_tcp(),
-            )
-        ],
+        "flows": [fast_slow_flow()],
     }
 
 

@@ -139,7 +139,7 @@ def test_two_path_and_its_reference_take_the_restart_after_idle() -> None:
 
 
 def test_two_path_and_its_reference_take_a_jitter_per_path() -> None:
-    # Absent unless asked for, so that earlier campaigns' scenarios are unchanged.
+    # Absent unless asked for (the link's default is none), as the templates wrote it before.
     assert all("jitter_ms" not in link.model_fields_set for link in t.two_path().links)
     for scenario in (t.two_path(jitter_ms=0.05), t.single_path(jitter_ms=0.05)):
         assert [link.jitter_ms for link in scenario.links] == [0.05, 0.05]

@@ -56,7 +56,7 @@ def _links(
             "delay_ms": rtts[k] / 2.0,
             "queue": droptail_queuing_delay(caps[k], queues[k], field=f"queuing_delay_ms[{k}]"),
             "loss": losses[k],
-            # Left out when zero, so that the scenarios of earlier campaigns stay as they were.
+            # Left out when zero (the link's default): scenarios written out stay as before.
             **({"jitter_ms": jitters[k]} if jitters[k] > 0.0 else {}),
         }
         for k in range(n)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from mptcplab.results import Report
+
 
 def link(link_id: str, mbps: float, delay_ms: float, **extra: object) -> dict[str, object]:
     return {"id": link_id, "capacity_mbps": mbps, "delay_ms": delay_ms, **extra}
@@ -46,3 +50,8 @@ def fast_slow_flow(**tcp: object) -> dict[str, object]:
         opportunistic_retransmit=False,
         tcp=kernel_tcp(**tcp),
     )
+
+
+def report_data(report: Report | dict[str, Any]) -> dict[str, Any]:
+    """A run's report as plain data: ``emu.run`` returns it so, ``sim.run`` as a Report."""
+    return report if isinstance(report, dict) else report.to_dict()

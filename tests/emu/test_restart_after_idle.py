@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from emu_helpers import fast_slow_flow, link
+from emu_helpers import fast_slow_flow, link, report_data
 
 from mptcplab import emu, sim
 
@@ -43,7 +43,7 @@ def _scenario(restart: bool) -> dict[str, Any]:
 
 def _restarted_samples(report: Any) -> int:
     """10 ms samples after the warm-up with the fast subflow's window at 12 segments or less."""
-    traces = (report if isinstance(report, dict) else report.to_dict())["traces"]
+    traces = report_data(report)["traces"]
     fast = traces["cwnd"][0]["values"]
     return sum(
         1

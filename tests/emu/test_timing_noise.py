@@ -20,7 +20,7 @@ import statistics
 from typing import Any
 
 import pytest
-from emu_helpers import fast_slow_flow, link
+from emu_helpers import fast_slow_flow, link, report_data
 
 from mptcplab import emu, sim
 
@@ -28,14 +28,17 @@ pytestmark = [pytest.mark.root, pytest.mark.usefixtures("emulator")]
 
 
 def _scenario(jitter_ms: float, seed: int = 1) -> dict[str, Any]:
-    noise = {"jitter_ms": jitter_ms} if jitter_ms else {}
     return {
         "duration_s": 10.0,
         "warmup_s": 2.0,
         "seed": seed,
         "links": [
-            link("fast", 3.836, 5.786, queue={"kind": "droptail", "packets": 13}, **noise),
-            link("slow", 1.273, 18.801, queue={"kind": "droptail", "packets": 3}, **noise),
+            link(
+                "fast", 3.836, 5.786, queue={"kind": "droptail", "packets": 13}, jitter_ms=jitter_ms
+            ),
+            link(
+                "slow", 1.273, 18.801, queue={"kind": "droptail", "packets": 3}, jitter_ms=jitter_ms
+            ),
         ],
         "flows": [fast_slow_flow()],
     }
@@ -43,7 +46,7 @@ def _scenario(jitter_ms: float, seed: int = 1) -> dict[str, Any]:
 
 def _outcome(report: Any) -> tuple[float, int]:
     """Goodput (Mbit/s) and retransmission timeouts summed over the subflows."""
-    flow = (report if isinstance(report, dict) else report.to_dict())["flows"][0]
+    flow = report_data(report)["flows"][0]
     return flow["goodput_mbps"], sum(sf["timeouts"] for sf in flow["subflows"])
 
 

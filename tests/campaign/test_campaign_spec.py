@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from campaign_cases import PUBLISHED, SMALL_CAMPAIGN
 
-from mptcplab.campaign import load
+from mptcplab.campaign import build_plan, load
 from mptcplab.errors import UserError
+from mptcplab.scenario import templates
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -128,11 +129,18 @@ BAD_FILES = [
         ["rejected cc", "'olla'"],
     ),
     (
-        "gap in a list parameter: the factor past it is blamed",
+        "gap in a list parameter given in [scenario]: the factor past it is blamed",
+        lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "rtt_ms[3]"'),
+        "[factors.cap1]",
+        "factors.cap1",
+        ["rtt_ms[2] is not set", "factor 'cap1' sets rtt_ms[3]"],
+    ),
+    (
+        "index past the template's default list",
         lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "capacity_mbps[3]"'),
         "[factors.cap1]",
         "factors.cap1",
-        ["capacity_mbps[1] is not set", "factor 'cap1' sets capacity_mbps[3]"],
+        ["capacity_mbps[3] is out of range", "takes 2 values", "indices 0 to 1"],
     ),
     (
         "template rejects a list element: its own factor is blamed, not the list's first",
@@ -146,10 +154,10 @@ BAD_FILES = [
     ),
     (
         "template rejects a list's length: the factor of its last element is blamed",
-        lambda t: t + '\n[factors.cap2]\nlow = 1.0\nhigh = 2.0\nparam = "capacity_mbps[2]"\n',
-        "[factors.cap2]",
-        "factors.cap2",
-        ["rejected capacity_mbps (", "capacity_mbps[2] = ", "expected 2 numbers"],
+        lambda t: t + '\n[factors.rtt2]\nlow = 1.0\nhigh = 2.0\nparam = "rtt_ms[2]"\n',
+        "[factors.rtt2]",
+        "factors.rtt2",
+        ["rejected rtt_ms (", "rtt_ms[2] = ", "expected 2 numbers"],
     ),
     (
         "flow-entry metric written with its placeholder",
@@ -342,13 +350,29 @@ def test_seed_cannot_be_fixed_in_the_scenario(write_campaign) -> None:
     assert caught.value.line == _line_of(text, "seed = 5")
 
 
-def test_list_parameter_needs_every_element(write_campaign) -> None:
-    # Only element 1 of queuing_delay_ms is set, element 0 comes from nowhere.
-    text = (
-        SMALL_CAMPAIGN + '\n[factors.q1]\nlow = 0.0\nhigh = 50.0\nparam = "queuing_delay_ms[1]"\n'
+def test_list_elements_no_factor_sets_keep_the_template_defaults(write_campaign) -> None:
+    # Factors over path 1's queuing delay and path 0's loss only: path 0's queuing delay and
+    # path 1's loss are the template's defaults, as if the lists had been written out.
+    text = SMALL_CAMPAIGN + (
+        '\n[factors.q1]\nlow = 0.0\nhigh = 50.0\nparam = "queuing_delay_ms[1]"\n'
+        '\n[factors.loss0]\nlow = 0.0\nhigh = 0.01\nparam = "loss[0]"\n'
     )
-    with pytest.raises(UserError, match=r"queuing_delay_ms\[0\] is not set"):
-        load(write_campaign(text))
+    campaign = load(write_campaign(text))
+    defaults = templates.parameters("two_path")
+    tasks = build_plan(campaign, backend="sim", backend_version="test").tasks
+    assert len(tasks) == 12  # 3 points x 2 levels x 2 replications
+    for task in tasks:
+        f = task.row.factors
+        expected = templates.two_path(
+            capacity_mbps=(f["cap0"], f["cap1"]),
+            rtt_ms=(10.0, 30.0),
+            queuing_delay_ms=(defaults["queuing_delay_ms"][0], f["q1"]),
+            loss=(f["loss0"], defaults["loss"][1]),
+            cc=task.row.variant["cc"],
+            duration_s=1.0,
+            seed=task.row.seed,
+        )
+        assert task.scenario == expected.to_dict()
 
 
 def test_valid_campaign_loads_with_its_factors_and_targets(write_campaign) -> None:

@@ -138,7 +138,7 @@ def level_assignments(campaign: Campaign, levels: Mapping[str, str]) -> dict[Tar
 
 def build_scenario(campaign: Campaign, assignments: Mapping[Target, Any]) -> dict[str, Any]:
     """The scenario of one design point and variant, as plain JSON data (seed not yet set)."""
-    params = assign(campaign.fixed, assignments)
+    params = assign(campaign.fixed, assignments, campaign.list_defaults)
     try:
         return campaign.template(**params).to_dict()  # type: ignore[no-any-return]
     except UserError as exc:

@@ -46,7 +46,9 @@ file's scenario by path, ``param = "links[wifi].capacity_mbps"`` (see
 
 Mapping of factors to template parameters: ``param = "name"`` sets the template parameter
 ``name``; ``param = "name[i]"`` sets element ``i`` of the list parameter ``name`` (the rest of
-the list comes from the fixed parameter of that name, or from other factors). Without ``param``
+the list comes from other factors, or from the fixed parameter of that name, or else from the
+template's default list: a factor over one path's capacity leaves the other path's as the
+template has it). Without ``param``
 the factor's own name is the parameter. Qualitative factors are crossed with the space-filling
 design: every combination of levels (a *variant*) sees the same points.
 
@@ -212,6 +214,9 @@ class Campaign:
     overrides: tuple[Override, ...] = ()
     # With a scenario file: its fixed keys as [scenario] writes them, by the resolved path.
     fixed_written: dict[str, str] = field(default_factory=dict)
+    # The template's defaults of the list parameters that factors index and [scenario] does
+    # not give: the elements no factor sets keep them.
+    list_defaults: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def scenario_file(self) -> Path | None:
@@ -572,6 +577,7 @@ class _Checker:
         self.accepted: list[str] = []  # the template's parameters, once it is known
         self.scenario_file: ScenarioFile | None = None  # instead of a template
         self.fixed_written: dict[str, str] = {}
+        self.list_defaults: dict[str, list[Any]] = {}
 
     def fail(self, message: str, *loc: str | int) -> UserError:
         return UserError(message, **_where(self.path, self.text, self.overrides, loc))
@@ -606,6 +612,7 @@ class _Checker:
             template=template,
             overrides=self.overrides,
             fixed_written=self.fixed_written,
+            list_defaults=self.list_defaults,
         )
 
     def scenario_source(self) -> Callable[..., Any]:
@@ -898,19 +905,37 @@ class _Checker:
         return QualitativeFactor(name, levels)
 
     def check_lists_complete(self) -> None:
-        """Every element of a list parameter that factors index must be given somewhere."""
+        """Every element of a list parameter that factors index must be given somewhere: by a
+        factor, by the list in [scenario], or by the template's default list (its per-path
+        parameters: an element no factor sets keeps the default)."""
+        from mptcplab.scenario import templates
+
         indexed: dict[str, list[Target]] = {}
         for target in self.owners:
             if target.index is not None:
                 indexed.setdefault(target.param, []).append(target)
         for param, set_by_factors in indexed.items():
-            given = len(self.fixed[param]) if param in self.fixed else 0
             indices = {t.index for t in set_by_factors}
             top = max(i for i in indices if i is not None)
+            owner = self.owners[Target(param, top)]
+            if param in self.fixed:
+                given = len(self.fixed[param])
+            else:
+                default = templates.parameters(self.spec.scenario.template or "").get(param)
+                given = len(default) if isinstance(default, (list, tuple)) else 0
+                if given:
+                    self.list_defaults[param] = list(default)
+                    if top >= given:
+                        raise self.fail(
+                            f"{param}[{top}] is out of range: template "
+                            f"'{self.spec.scenario.template}' takes {given} values of "
+                            f"'{param}' (default {list(default)}), indices 0 to {given - 1}",
+                            "factors",
+                            owner,
+                        )
             missing = [i for i in range(given, top + 1) if i not in indices]
             if missing:
                 # The factor past the gap is the likely mistake (a wrong index), not the first.
-                owner = self.owners[Target(param, top)]
                 raise self.fail(
                     f"{param}[{missing[0]}] is not set but factor '{owner}' sets {param}[{top}]: "
                     f"give '{param}' as a list in [scenario] or map a factor to "
@@ -920,9 +945,15 @@ class _Checker:
                 )
 
 
-def assign(fixed: Mapping[str, Any], assignments: Mapping[Target, Any]) -> dict[str, Any]:
-    """Template keyword arguments: the fixed parameters with the factors' values written in."""
-    params = {k: (list(v) if isinstance(v, list) else v) for k, v in fixed.items()}
+def assign(
+    fixed: Mapping[str, Any],
+    assignments: Mapping[Target, Any],
+    list_defaults: Mapping[str, list[Any]] | None = None,
+) -> dict[str, Any]:
+    """Template keyword arguments: the fixed parameters with the factors' values written in;
+    an indexed list that [scenario] does not give starts from ``list_defaults``."""
+    params = {k: list(v) for k, v in (list_defaults or {}).items()}
+    params.update({k: (list(v) if isinstance(v, list) else v) for k, v in fixed.items()})
     for target, value in assignments.items():
         if target.index is None:
             params[target.param] = value

@@ -48,9 +48,9 @@ Mapping of factors to template parameters: ``param = "name"`` sets the template 
 ``name``; ``param = "name[i]"`` sets element ``i`` of the list parameter ``name`` (the rest of
 the list comes from other factors, or from the fixed parameter of that name, or else from the
 template's default list: a factor over one path's capacity leaves the other path's as the
-template has it). Without ``param``
-the factor's own name is the parameter. Qualitative factors are crossed with the space-filling
-design: every combination of levels (a *variant*) sees the same points.
+template has it). Without ``param`` the factor's own name is the parameter. Qualitative factors
+are crossed with the space-filling design: every combination of levels (a *variant*) sees the
+same points.
 
 Cross-validation: ``backends = ["sim", "emu"]`` (instead of ``backend``) runs every point,
 variant and replication on each listed backend with the same scenario and seed; the backend

@@ -574,7 +574,7 @@ class _Checker:
         self.overrides = overrides
         self.fixed = dict(spec.scenario.model_extra or {})
         self.owners: dict[Target, str] = {}  # parameter (element) -> factor that sets it
-        self.accepted: list[str] = []  # the template's parameters, once it is known
+        self.defaults: dict[str, Any] = {}  # the template's parameters and their defaults
         self.scenario_file: ScenarioFile | None = None  # instead of a template
         self.fixed_written: dict[str, str] = {}
         self.list_defaults: dict[str, list[Any]] = {}
@@ -656,7 +656,7 @@ class _Checker:
             raise self.fail(
                 f"unknown template '{name}'" + _suggest(name, known), "scenario", "template"
             )
-        self.accepted = list(templates.parameters(name))
+        self.defaults = templates.parameters(name)
         for key in self.fixed:
             self.check_param(key, "scenario", key)
         return templates.TEMPLATES[name]
@@ -795,13 +795,13 @@ class _Checker:
             return
         if param == "seed":
             raise self.fail(_SEED_IS_DERIVED, *loc)
-        if param not in self.accepted:
+        if param not in self.defaults:
             implicit = len(loc) == 2 and loc[0] == "factors"
             hint = " (a factor without `param` sets the parameter of its own name)"
             raise self.fail(
                 f"template '{self.spec.scenario.template}' has no parameter '{param}'"
                 + (hint if implicit else "")
-                + _suggest(param, self.accepted),
+                + _suggest(param, list(self.defaults)),
                 *loc,
             )
 
@@ -908,8 +908,6 @@ class _Checker:
         """Every element of a list parameter that factors index must be given somewhere: by a
         factor, by the list in [scenario], or by the template's default list (its per-path
         parameters: an element no factor sets keeps the default)."""
-        from mptcplab.scenario import templates
-
         indexed: dict[str, list[Target]] = {}
         for target in self.owners:
             if target.index is not None:
@@ -918,21 +916,7 @@ class _Checker:
             indices = {t.index for t in set_by_factors}
             top = max(i for i in indices if i is not None)
             owner = self.owners[Target(param, top)]
-            if param in self.fixed:
-                given = len(self.fixed[param])
-            else:
-                default = templates.parameters(self.spec.scenario.template or "").get(param)
-                given = len(default) if isinstance(default, (list, tuple)) else 0
-                if given:
-                    self.list_defaults[param] = list(default)
-                    if top >= given:
-                        raise self.fail(
-                            f"{param}[{top}] is out of range: template "
-                            f"'{self.spec.scenario.template}' takes {given} values of "
-                            f"'{param}' (default {list(default)}), indices 0 to {given - 1}",
-                            "factors",
-                            owner,
-                        )
+            given = self.list_given(param, top, owner)
             missing = [i for i in range(given, top + 1) if i not in indices]
             if missing:
                 # The factor past the gap is the likely mistake (a wrong index), not the first.
@@ -944,15 +928,35 @@ class _Checker:
                     owner,
                 )
 
+    def list_given(self, param: str, top: int, owner: str) -> int:
+        """How many leading elements of list ``param`` come from outside the factors: the
+        list in [scenario], else the template's default list (recorded for planning, and
+        ``top``, the highest index a factor sets, checked against its length)."""
+        if param in self.fixed:
+            return len(self.fixed[param])
+        default = self.defaults.get(param)
+        if not isinstance(default, (list, tuple)) or not default:
+            return 0
+        self.list_defaults[param] = list(default)
+        if top >= len(default):
+            raise self.fail(
+                f"{param}[{top}] is out of range: template '{self.spec.scenario.template}' "
+                f"takes {len(default)} values of '{param}' (default {list(default)}), "
+                f"indices 0 to {len(default) - 1}",
+                "factors",
+                owner,
+            )
+        return len(default)
+
 
 def assign(
     fixed: Mapping[str, Any],
     assignments: Mapping[Target, Any],
-    list_defaults: Mapping[str, list[Any]] | None = None,
+    list_defaults: Mapping[str, list[Any]],
 ) -> dict[str, Any]:
     """Template keyword arguments: the fixed parameters with the factors' values written in;
     an indexed list that [scenario] does not give starts from ``list_defaults``."""
-    params = {k: list(v) for k, v in (list_defaults or {}).items()}
+    params = {k: list(v) for k, v in list_defaults.items()}
     params.update({k: (list(v) if isinstance(v, list) else v) for k, v in fixed.items()})
     for target, value in assignments.items():
         if target.index is None:

@@ -410,8 +410,14 @@ impl Connection {
                 return;
             };
             sf.assigned_bytes -= len as u64;
-            if dsn + len as u64 <= self.data_una {
-                continue; // acknowledged at data level meanwhile: drop the copy
+            // Out of tree, copies wait in the connection's reinjection queue, from which a
+            // DATA_ACK removes them (`mptcp_clean_rtx_queue`), so one acknowledged meanwhile is
+            // dropped. Upstream, the scheduler's burst is already TCP data of the subflow
+            // (`mptcp_sendmsg_frag` appends it to its write queue with subflow sequence
+            // numbers) and goes out whatever the DATA_ACK says: a slow path keeps draining
+            // copies the fast one made redundant, and its queue keeps its linger time long.
+            if dsn + len as u64 <= self.data_una && !self.upstream {
+                continue;
             }
             if self.scheduler != SchedulerKind::Linger {
                 self.restart_if_idle(s, 1, ctx.now);
@@ -1213,6 +1219,48 @@ mod tests {
         };
         c.arm_upstream_rtx(&mut ctx, true);
         assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(400)));
+    }
+
+    /// Upstream, a burst the scheduler hands a subflow is TCP data of that subflow
+    /// (`mptcp_sendmsg_frag` appends it to the subflow's write queue): it stays in the
+    /// subflow's queue, and goes out, even after a DATA_ACK covered it (here, as when the
+    /// MPTCP-level retransmission re-sent it on the other subflow). Out of tree, a copy waiting
+    /// for a subflow's window is dropped once a DATA_ACK covers it (`mptcp_clean_rtx_queue`).
+    #[test]
+    fn upstream_sends_what_it_handed_a_subflow_even_once_acknowledged() {
+        for (scheduler, goes_out) in [("linger", true), ("minrtt", false)] {
+            let (mut net, routes) = network(2);
+            let mut c = connection_on("mptcp", &routes, scheduler);
+            let mss = MSS_BYTES;
+            let sf = &mut c.subflows[1];
+            for k in 0..4u64 {
+                sf.assigned.push_back((k * mss as u64, mss));
+            }
+            sf.assigned_bytes = 4 * mss as u64;
+            c.data_una = 4 * mss as u64;
+            let queued_before = c.subflows[1].queued_bytes();
+            let mut events = EventQueue::new();
+            let mut ctx = Ctx {
+                now: SimTime::ZERO,
+                events: &mut events,
+                net: &mut net,
+            };
+            c.drain_subflow(1, &mut ctx);
+            let sf = &c.subflows[1];
+            assert!(sf.assigned.is_empty(), "{scheduler}: the queue is drained");
+            let sent = sf.counters.packets_sent;
+            if goes_out {
+                assert_eq!(sent, 4, "{scheduler}: the acknowledged data still goes out");
+                assert_eq!(
+                    sf.queued_bytes(),
+                    queued_before,
+                    "{scheduler}: now in flight"
+                );
+            } else {
+                assert_eq!(sent, 0, "{scheduler}: acknowledged copies are dropped");
+                assert_eq!(sf.queued_bytes(), 0, "{scheduler}");
+            }
+        }
     }
 
     /// Upstream `mptcp_subflow_get_send` takes the subflow whose queue drains soonest and, if

@@ -39,13 +39,15 @@ def kernel_tcp(**extra: object) -> dict[str, object]:
     }
 
 
-def fast_slow_flow(**tcp: object) -> dict[str, object]:
-    """The cross-validation campaigns' connection over links ``fast`` and ``slow``: the
-    kernel's scheduler, neither penalization nor opportunistic retransmission (the kernel has
-    neither), the TCP options of :func:`kernel_tcp` with ``tcp`` on top."""
+def fast_slow_flow(*, slow_first: bool = False, **tcp: object) -> dict[str, object]:
+    """The cross-validation campaigns' connection over links ``fast`` and ``slow`` (its first
+    subflow on ``fast`` unless ``slow_first``): the kernel's scheduler, neither penalization nor
+    opportunistic retransmission (the kernel has neither), the TCP options of
+    :func:`kernel_tcp` with ``tcp`` on top."""
+    paths = [["fast"], ["slow"]]
     return mptcp_flow(
         "f",
-        [["fast"], ["slow"]],
+        paths[::-1] if slow_first else paths,
         penalization="off",
         opportunistic_retransmit=False,
         tcp=kernel_tcp(**tcp),

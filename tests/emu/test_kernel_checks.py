@@ -133,6 +133,20 @@ def test_a_rack_scenario_without_prr_is_noted() -> None:
     assert not any("tcp.prr" in n for n in fack)
 
 
+def test_cubic_other_than_the_kernels_is_noted() -> None:
+    # The kernel's tcp_cubic.c keeps 8/15 per RTT and the 5 % floor (RFC 9438 has neither).
+    for tcp in ({"cubic_variant": "rfc9438"}, {}):
+        notes = kernel.check(scenario(cc="cubic", scheduler="linger", tcp=tcp), KERNEL)
+        assert any("cubic_variant" in n and "'rfc9438'" in n and "tcp_cubic.c" in n for n in notes)
+    linux = kernel.check(
+        scenario(cc="cubic", scheduler="linger", tcp={"cubic_variant": "linux"}), KERNEL
+    )
+    assert not any("cubic_variant" in n for n in linux)
+    # Other congestion controls do not read it.
+    reno = kernel.check(scenario(cc="reno", scheduler="linger"), KERNEL)
+    assert not any("cubic_variant" in n for n in reno)
+
+
 def test_a_scenario_without_the_restart_after_idle_is_noted() -> None:
     # The emulator turns the kernel's restart off for it, unlike a kernel as shipped.
     without = kernel.check(scenario(cc="cubic", scheduler="linger"), KERNEL)

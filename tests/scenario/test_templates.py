@@ -149,6 +149,18 @@ def test_two_path_and_its_reference_take_a_jitter_per_path() -> None:
     assert info.value.field == "jitter_ms[1]"
 
 
+def test_two_path_and_its_reference_take_the_cubic_variant() -> None:
+    assert t.two_path().flows[0].tcp.cubic_variant == "rfc9438"
+    for scenario in (
+        t.two_path(cc="cubic", cubic_variant="linux"),
+        t.single_path(cc="cubic", cubic_variant="linux"),
+    ):
+        assert scenario.flows[0].tcp.cubic_variant == "linux"
+    with pytest.raises(UserError) as info:
+        t.two_path(cubic_variant="bsd")
+    assert info.value.field == "cubic_variant"
+
+
 def test_two_path_refuses_tcp() -> None:
     with pytest.raises(UserError) as info:
         t.two_path(protocol="tcp")

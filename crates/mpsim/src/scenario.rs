@@ -184,6 +184,21 @@ pub enum LossDetection {
     Rack,
 }
 
+/// Which CUBIC grows the window in congestion avoidance (the curve, β and fast convergence are
+/// the same in both; see `cc::cubic`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicVariant {
+    /// RFC 9438: the Reno-friendly estimate grows by α_cubic per RTT up to the window of the
+    /// last reduction, then by one segment.
+    #[default]
+    Rfc9438,
+    /// Linux `tcp_cubic.c`: the Reno-friendly estimate grows by 8/15 of a segment per RTT
+    /// throughout, and an epoch that began with no W_max from a loss grows by at least 5 % per
+    /// RTT.
+    Linux,
+}
+
 /// When the cwnd-limited gate (spec §2.8 f) lets an ACK grow the window.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -357,6 +372,9 @@ pub struct TcpOptions {
     /// tcp_cubic.c). Default true, as Linux.
     #[serde(default = "default_true")]
     pub hystart: bool,
+    /// CUBIC only: RFC 9438's congestion avoidance or Linux's. Default rfc9438.
+    #[serde(default)]
+    pub cubic_variant: CubicVariant,
     /// Restart the congestion window after a subflow was idle for longer than its RTO
     /// (RFC 5681 §4.1, RFC 2861), as Linux does by default (`tcp_slow_start_after_idle`).
     /// Default false.
@@ -382,6 +400,7 @@ impl Default for TcpOptions {
             oretx_rtt_factor: default_oretx_factor(),
             oretx_small_cwnd: default_oretx_small_cwnd(),
             hystart: true,
+            cubic_variant: CubicVariant::default(),
             slow_start_after_idle: false,
         }
     }

@@ -36,6 +36,7 @@ __all__ = [
     "BulkApp",
     "CcKind",
     "CountMode",
+    "CubicVariant",
     "CwndLimitedCheck",
     "DropTailQueue",
     "FlowSpec",
@@ -78,6 +79,7 @@ RtoPolicy = Literal["linux", "rfc6298"]
 LossDetection = Literal["fack", "rack"]
 CountMode = Literal["per_ack", "per_segment"]
 CwndLimitedCheck = Literal["per_ack", "per_round"]
+CubicVariant = Literal["rfc9438", "linux"]
 TraceKind = Literal["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]
 
 # serde accepts only JSON arrays for Vec; tuples are accepted here for convenience (a tuple
@@ -281,6 +283,13 @@ class TcpOptions(_Model):
     hystart: bool = True
     """CUBIC only: Linux's HyStart slow-start exit (ACK train and delay increase). Default true,
     as Linux."""
+    cubic_variant: CubicVariant = "rfc9438"
+    """CUBIC only: how the window grows in congestion avoidance. ``rfc9438``: the
+    Reno-friendly estimate grows by 3(1−β)/(1+β) segments per RTT up to the window of the last
+    reduction, then by one. ``linux``: as Linux's ``tcp_cubic.c`` (3.x to today), by 8/15 of a
+    segment per RTT throughout, and an epoch that began with no window maximum from a loss
+    (after a slow start HyStart ended, or a timeout) grows by at least 5 % per RTT. Default
+    rfc9438."""
     prr: bool = False
     """With ``loss_detection = "rack"``: Proportional Rate Reduction (RFC 6937) in fast
     recovery, as Linux (3.2 on; its current form, 5.12 on): the window comes down to ssthresh

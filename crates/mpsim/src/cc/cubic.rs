@@ -27,12 +27,20 @@
 //! - Timeout (§4.8): cwnd goes to 1 MSS (engine), ssthresh via β as above; the first CA epoch
 //!   after it uses K = 0 and W_max = cwnd at the start of the epoch. The same rule applies
 //!   when CA is reached before any congestion event (no W_max known yet).
+//! - [`CubicVariant::Linux`] (`tcp.cubic_variant = "linux"`) grows the window as Linux's
+//!   `tcp_cubic.c` does (`bictcp_update`, unchanged from 3.x to 6.x), where it departs from
+//!   RFC 9438: the Reno-friendly estimate gains 8/15 of a segment per RTT and never switches to
+//!   one; and an epoch that began with no W_max from a loss (none yet, or a timeout cleared
+//!   it: `last_max_cwnd == 0`) grows by at least 1/20 segment per segment acked, 5 % per RTT.
+//!   Without that floor a window HyStart stopped early stays near its exit value for seconds
+//!   (the curve adds 0.4·t³ segments) where Linux goes on probing.
 //! - Slow start is the engine's (Reno's), ended early by Linux's HyStart ([`super::hystart`])
 //!   unless [`CcParams::hystart`] is off. Not modelled: exclusion of application-limited time
 //!   from t (the trait does not report it).
 
 use super::hystart::{HyStart, SlowStartState};
 use super::{CcParams, CongestionControl, SubflowView};
+use crate::scenario::CubicVariant;
 use crate::time::SimTime;
 
 /// C, segments/s³ (RFC 9438 §5).
@@ -41,6 +49,13 @@ const C: f64 = 0.4;
 const BETA: f64 = 0.7;
 /// α_cubic = 3(1−β)/(1+β), the AIMD increase that matches Reno's average rate (RFC 9438 §4.3).
 const ALPHA_AIMD: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+/// Linux's Reno-friendly growth, segments per RTT: `tcp_cwnd` gains one segment per
+/// cwnd·beta_scale/8 segments acked, beta_scale = 8·(1024 + 717)/3/(1024 − 717) = 15 in
+/// integer arithmetic (`cubictcp_register`, `bictcp_update`); never switched to 1.
+const LINUX_RENO_ALPHA: f64 = 8.0 / 15.0;
+/// Linux's least growth per segment acked in an epoch without a W_max: `bictcp_update` caps
+/// `cnt` at 20 while `last_max_cwnd == 0`, "increase cwnd 5% per RTT".
+const LINUX_PROBING_GROWTH: f64 = 1.0 / 20.0;
 
 /// Per-subflow CUBIC state; windows in segments.
 #[derive(Clone, Debug)]
@@ -61,6 +76,9 @@ struct Epoch {
     after_timeout: bool,
     /// W_max of the current epoch (equal to `w_max`, or cwnd_epoch under §4.8).
     epoch_w_max: f64,
+    /// The current epoch began with no W_max from a loss (none yet, or a timeout cleared it):
+    /// Linux's `last_max_cwnd == 0`, under which its cwnd grows by at least 5 % per RTT.
+    probing: bool,
 }
 
 impl Default for Epoch {
@@ -74,6 +92,7 @@ impl Default for Epoch {
             alpha: ALPHA_AIMD,
             after_timeout: false,
             epoch_w_max: 0.0,
+            probing: false,
         }
     }
 }
@@ -91,12 +110,14 @@ impl Epoch {
             Some(w_max) if !self.after_timeout => {
                 self.epoch_w_max = w_max;
                 self.k = ((w_max - cwnd) / C).cbrt();
+                self.probing = false;
             }
             _ => {
                 // RFC 9438 §4.8; also the reference for fast convergence at the next loss.
                 self.w_max = Some(cwnd);
                 self.epoch_w_max = cwnd;
                 self.k = 0.0;
+                self.probing = true;
             }
         }
         self.after_timeout = false;
@@ -141,6 +162,7 @@ impl CongestionControl for Cubic {
     ) -> f64 {
         let v = subflows[i];
         let mss = self.params.mss;
+        let linux = self.params.cubic_variant == CubicVariant::Linux;
         let cwnd = v.cwnd / mss;
         let segments_acked = bytes_acked as f64 / mss;
         let e = self.epoch(i);
@@ -152,7 +174,8 @@ impl CongestionControl for Cubic {
             }
         };
         let t = now.saturating_sub(t_epoch).as_secs_f64();
-        e.w_est += e.alpha * segments_acked / cwnd;
+        let alpha = if linux { LINUX_RENO_ALPHA } else { e.alpha };
+        e.w_est += alpha * segments_acked / cwnd;
         if e.w_est >= e.cwnd_prior {
             e.alpha = 1.0;
         }
@@ -162,7 +185,11 @@ impl CongestionControl for Cubic {
             let target = e.w_cubic(t + v.srtt_s).clamp(cwnd, 1.5 * cwnd);
             cwnd + (target - cwnd) / cwnd * segments_acked
         };
-        next * mss
+        if linux && e.probing {
+            next.max(cwnd + LINUX_PROBING_GROWTH * segments_acked) * mss
+        } else {
+            next * mss
+        }
     }
 
     /// Fast convergence and cwnd_prior are updated here, when ssthresh is set (RFC 9438 §4.6–4.7),
@@ -245,6 +272,7 @@ mod tests {
             min_ssthresh: 2.0 * MSS,
             min_ssthresh_given: false,
             hystart: false,
+            cubic_variant: CubicVariant::Rfc9438,
         }
     }
 
@@ -265,6 +293,13 @@ mod tests {
                 now_s: 0.0,
                 rtt_s,
             }
+        }
+
+        /// The same with Linux's congestion avoidance.
+        fn linux(w_segments: f64, rtt_s: f64) -> Flow {
+            let mut flow = Flow::new(w_segments, rtt_s);
+            flow.cc.params.cubic_variant = CubicVariant::Linux;
+            flow
         }
 
         fn cwnd(&self) -> f64 {
@@ -405,6 +440,83 @@ mod tests {
         flow.loss(false);
         flow.ack();
         assert!(flow.cc.epochs[0].k > 0.0);
+    }
+
+    /// Runs the flow for `rtts` round-trip times of ACKs.
+    fn run_for(flow: &mut Flow, rtts: f64) {
+        let end = flow.now_s + rtts * flow.rtt_s;
+        while flow.now_s < end {
+            flow.ack();
+        }
+    }
+
+    /// Slow start ended without a loss (HyStart): Linux's `bictcp_update` keeps `cnt` at most
+    /// 20 while `last_max_cwnd == 0`, one segment per 20 acked, 5 % per RTT. At a 6 ms RTT the
+    /// cubic curve alone (K = 0) adds 0.4·t³, under a segment in the first second; with one
+    /// ACK per segment the 5 % compounds per ACK: 70·e^(0.05·20) = 190 after 20 RTTs. RFC 9438
+    /// has no such floor: its Reno-friendly estimate adds one segment per RTT (α_cubic is 1
+    /// with no cwnd_prior), 90 after 20 RTTs.
+    #[test]
+    fn linux_grows_an_epoch_without_a_known_w_max_five_percent_per_rtt() {
+        let mut flow = Flow::linux(70.0, 0.006);
+        run_for(&mut flow, 20.0);
+        let expected = 70.0 * (0.05_f64 * 20.0).exp();
+        assert!(flow.cc.epochs[0].probing);
+        assert!(
+            (flow.cwnd() / expected - 1.0).abs() < 0.02,
+            "{} vs {expected}",
+            flow.cwnd()
+        );
+
+        let mut rfc = Flow::new(70.0, 0.006);
+        run_for(&mut rfc, 20.0);
+        assert!((rfc.cwnd() - 90.0).abs() < 1.0, "{}", rfc.cwnd());
+    }
+
+    /// Once a loss has given W_max the floor is gone; a timeout clears W_max (Linux resets
+    /// `last_max_cwnd` on entering the Loss state) and brings it back.
+    #[test]
+    fn linuxs_five_percent_floor_lasts_until_a_loss_and_returns_after_a_timeout() {
+        let mut flow = Flow::linux(70.0, 0.006);
+        run_for(&mut flow, 1.0);
+        flow.loss(false);
+        let after_loss = flow.cwnd();
+        run_for(&mut flow, 20.0);
+        assert!(!flow.cc.epochs[0].probing);
+        // Below W_max the concave curve and 8/15 per RTT: far below 5 % per RTT.
+        assert!(flow.cwnd() < after_loss + 0.6 * 20.0, "{}", flow.cwnd());
+
+        flow.loss(true);
+        flow.view.cwnd = 30.0 * MSS;
+        run_for(&mut flow, 20.0);
+        assert!(flow.cc.epochs[0].probing);
+        assert!(flow.cwnd() > 30.0 * 1.05_f64.powi(20), "{}", flow.cwnd());
+    }
+
+    /// Linux's Reno-friendly estimate gains one segment per cwnd·15/8 acked, 8/15 per RTT, and
+    /// keeps that rate above cwnd_prior, where RFC 9438 switches to one (the test below). At
+    /// 1 ms RTT the curve barely moves, so cwnd follows the estimate: from 70 after a loss at
+    /// 100, 30/(8/15) = 56 RTTs to regain 100, then 8/15 per RTT still.
+    #[test]
+    fn linuxs_reno_friendly_estimate_keeps_eight_fifteenths_per_rtt() {
+        let mut flow = Flow::linux(100.0, 0.001);
+        flow.loss(false);
+        let mut rounds = 0;
+        while flow.cwnd() < 105.0 {
+            let before = flow.cwnd();
+            let n = before.floor() as usize;
+            (0..n).for_each(|_| flow.ack());
+            rounds += 1;
+            let per_rtt = (flow.cwnd() - before) * before / n as f64;
+            assert!(
+                (per_rtt - 8.0 / 15.0).abs() < 0.02,
+                "round {rounds}: {per_rtt} per RTT"
+            );
+        }
+        assert!(
+            (rounds as f64 - 35.0 * 15.0 / 8.0).abs() < 3.0,
+            "{rounds} rounds to 105"
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use lia::Lia;
 pub use olia::Olia;
 pub use reno::Reno;
 
-use crate::scenario::{CcKind, CountMode, TcpOptions, MSS_BYTES};
+use crate::scenario::{CcKind, CountMode, CubicVariant, TcpOptions, MSS_BYTES};
 use crate::time::{u64_to_f64, SimTime};
 
 /// What a congestion control may know about one subflow.
@@ -70,6 +70,8 @@ pub struct CcParams {
     pub min_ssthresh_given: bool,
     /// CUBIC's HyStart slow-start exit (Linux default).
     pub hystart: bool,
+    /// RFC 9438's or Linux's CUBIC congestion avoidance.
+    pub cubic_variant: CubicVariant,
 }
 
 impl CcParams {
@@ -84,6 +86,7 @@ impl CcParams {
             ) * MSS_BYTES as f64,
             min_ssthresh_given: o.min_ssthresh_segments.is_some(),
             hystart: o.hystart,
+            cubic_variant: o.cubic_variant,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Helpers shared by the congestion-control unit tests.
 
 use super::{CcParams, SubflowView};
-use crate::scenario::CountMode;
+use crate::scenario::{CountMode, CubicVariant};
 
 pub const MSS: f64 = 1448.0;
 
@@ -13,6 +13,7 @@ pub fn params(count_mode: CountMode, min_ssthresh_segments: f64) -> CcParams {
         min_ssthresh: min_ssthresh_segments * MSS,
         min_ssthresh_given: true,
         hystart: false,
+        cubic_variant: CubicVariant::Rfc9438,
     }
 }
 

@@ -325,6 +325,14 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 "windows off for this run (net.ipv4.tcp_slow_start_after_idle, on in Linux by "
                 "default): set true for the kernel as shipped"
             )
+        if cc == "cubic" and flow.tcp.cubic_variant != "linux":
+            # Noted, not refused, as loss_detection above.
+            notes.append(
+                f"flows[{i}].tcp.cubic_variant: {flow.tcp.cubic_variant!r} is the simulator's; "
+                "the kernel's CUBIC grows its Reno-friendly window by 8/15 of a segment per RTT "
+                "and by at least 5 % per RTT until a loss gives it a window maximum "
+                '(tcp_cubic.c): set "linux" for the simulator to compare like with like'
+            )
         if cc not in COUPLED:
             for name, plain in _COUPLED_SWITCHES:
                 value = _tcp_option(flow, name)

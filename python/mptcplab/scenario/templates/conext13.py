@@ -82,11 +82,15 @@ def _mptcp_options(
 
 
 def _tcp_options(
-    loss_detection: Any, cwnd_limited_check: Any, prr: Any, slow_start_after_idle: Any
+    loss_detection: Any,
+    cwnd_limited_check: Any,
+    prr: Any,
+    slow_start_after_idle: Any,
+    cubic_variant: Any,
 ) -> dict[str, Any]:
-    """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check``, ``prr`` and
-    ``slow_start_after_idle``: only what differs from the defaults, which ``TcpOptions`` fills
-    in."""
+    """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check``, ``prr``,
+    ``slow_start_after_idle`` and ``cubic_variant``: only what differs from the defaults, which
+    ``TcpOptions`` fills in."""
     tcp: dict[str, Any] = {}
     detection = choice("loss_detection", loss_detection, ("fack", "rack"))
     if detection != "fack":
@@ -98,6 +102,9 @@ def _tcp_options(
         tcp["prr"] = True
     if boolean("slow_start_after_idle", slow_start_after_idle):
         tcp["slow_start_after_idle"] = True
+    variant = choice("cubic_variant", cubic_variant, ("rfc9438", "linux"))
+    if variant != "rfc9438":
+        tcp["cubic_variant"] = variant
     return {"tcp": tcp} if tcp else {}
 
 
@@ -122,6 +129,7 @@ def two_path(
     cwnd_limited_check: str = "per_ack",
     prr: bool = False,
     slow_start_after_idle: bool = False,
+    cubic_variant: str = "rfc9438",
 ) -> Scenario:
     """One MPTCP connection over two disjoint paths, one bottleneck each (CoNEXT 2013 §4, spec
     §4.6). Links ``path0`` and ``path1``; flow ``flow`` with one subflow per path.
@@ -151,7 +159,9 @@ def two_path(
     default, as Linux before 3.16; ``"per_round"`` as Linux 3.16 on), ``prr`` (default false;
     true, with ``"rack"``, for the kernel's Proportional Rate Reduction: see ``TcpOptions``),
     ``slow_start_after_idle`` (default false; true restarts the window of a subflow idle for
-    longer than its RTO, as Linux by default: see ``TcpOptions``).
+    longer than its RTO, as Linux by default: see ``TcpOptions``), ``cubic_variant``
+    (``"rfc9438"``, default, or ``"linux"`` for the kernel's CUBIC congestion avoidance: see
+    ``TcpOptions``).
     Run: ``duration_s`` (default 60, as the study's iperf runs), ``warmup_s`` (default 0),
     ``seed`` (default 1). ``protocol`` must be ``mptcp``: a TCP reference is :func:`single_path`.
     """
@@ -169,7 +179,9 @@ def two_path(
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
         **_mptcp_options(scheduler, penalization, opportunistic_retransmit),
-        **_tcp_options(loss_detection, cwnd_limited_check, prr, slow_start_after_idle),
+        **_tcp_options(
+            loss_detection, cwnd_limited_check, prr, slow_start_after_idle, cubic_variant
+        ),
     }
     return build(
         {
@@ -199,6 +211,7 @@ def single_path(
     cwnd_limited_check: str = "per_ack",
     prr: bool = False,
     slow_start_after_idle: bool = False,
+    cubic_variant: str = "rfc9438",
 ) -> Scenario:
     """The single-path reference of :func:`two_path`: the same two links (same parameters, same
     defaults), and one connection ``flow`` on ``path`` (0 or 1) only. Its goodput is the
@@ -217,7 +230,9 @@ def single_path(
         "paths": [[f"path{k}"]],
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
-        **_tcp_options(loss_detection, cwnd_limited_check, prr, slow_start_after_idle),
+        **_tcp_options(
+            loss_detection, cwnd_limited_check, prr, slow_start_after_idle, cubic_variant
+        ),
     }
     return build(
         {

@@ -39,6 +39,12 @@ def scenario(**flow: Any) -> Scenario:
     )
 
 
+def notes_on(option: str, cc: str = "cubic", **tcp: Any) -> list[str]:
+    """The notes about ``tcp.<option>`` for a flow on the kernel's scheduler with these options."""
+    notes = kernel.check(scenario(cc=cc, scheduler="linger", tcp=tcp), KERNEL)
+    return [n for n in notes if option in n]
+
+
 def refusal(sc: Scenario, info: kernel.KernelInfo = KERNEL) -> UserError:
     with pytest.raises(UserError) as exc:
         kernel.check(sc, info)
@@ -94,27 +100,18 @@ def test_simulator_switches_set_explicitly_are_refused() -> None:
 def test_loss_detection_other_than_the_kernels_rack_is_noted() -> None:
     # Linux has found losses with RACK only since 4.15 dropped FACK.
     for tcp in ({"loss_detection": "fack"}, {}):
-        notes = kernel.check(scenario(cc="cubic", scheduler="linger", tcp=tcp), KERNEL)
-        assert any("loss_detection" in n and "'fack'" in n and "RACK" in n for n in notes)
-    rack = kernel.check(
-        scenario(cc="cubic", scheduler="linger", tcp={"loss_detection": "rack"}), KERNEL
-    )
-    assert not any("loss_detection" in n for n in rack)
+        notes = notes_on("loss_detection", **tcp)
+        assert any("'fack'" in n and "RACK" in n for n in notes)
+    assert not notes_on("loss_detection", loss_detection="rack")
     # Without SACK the option does not apply.
-    plain = kernel.check(scenario(cc="cubic", scheduler="linger", tcp={"sack": False}), KERNEL)
-    assert not any("loss_detection" in n for n in plain)
+    assert not notes_on("loss_detection", sack=False)
 
 
 def test_a_cwnd_limited_check_other_than_the_kernels_per_round_is_noted() -> None:
     # Linux has measured window use over a round of data since 3.16 (tcp_cwnd_validate).
     for tcp in ({"cwnd_limited_check": "per_ack"}, {}):
-        notes = kernel.check(scenario(cc="cubic", scheduler="linger", tcp=tcp), KERNEL)
-        assert any("cwnd_limited_check" in n and "'per_ack'" in n for n in notes)
-    per_round = kernel.check(
-        scenario(cc="cubic", scheduler="linger", tcp={"cwnd_limited_check": "per_round"}),
-        KERNEL,
-    )
-    assert not any("cwnd_limited_check" in n for n in per_round)
+        assert any("'per_ack'" in n for n in notes_on("cwnd_limited_check", **tcp))
+    assert not notes_on("cwnd_limited_check", cwnd_limited_check="per_round")
 
 
 def test_a_rack_scenario_without_prr_is_noted() -> None:
@@ -136,15 +133,11 @@ def test_a_rack_scenario_without_prr_is_noted() -> None:
 def test_cubic_other_than_the_kernels_is_noted() -> None:
     # The kernel's tcp_cubic.c keeps 8/15 per RTT and the 5 % floor (RFC 9438 has neither).
     for tcp in ({"cubic_variant": "rfc9438"}, {}):
-        notes = kernel.check(scenario(cc="cubic", scheduler="linger", tcp=tcp), KERNEL)
-        assert any("cubic_variant" in n and "'rfc9438'" in n and "tcp_cubic.c" in n for n in notes)
-    linux = kernel.check(
-        scenario(cc="cubic", scheduler="linger", tcp={"cubic_variant": "linux"}), KERNEL
-    )
-    assert not any("cubic_variant" in n for n in linux)
+        notes = notes_on("cubic_variant", **tcp)
+        assert any("'rfc9438'" in n and "tcp_cubic.c" in n for n in notes)
+    assert not notes_on("cubic_variant", cubic_variant="linux")
     # Other congestion controls do not read it.
-    reno = kernel.check(scenario(cc="reno", scheduler="linger"), KERNEL)
-    assert not any("cubic_variant" in n for n in reno)
+    assert not notes_on("cubic_variant", cc="reno")
 
 
 def test_a_scenario_without_the_restart_after_idle_is_noted() -> None:

@@ -306,6 +306,15 @@ mod tests {
             self.view.cwnd / MSS
         }
 
+        /// One RTT's worth of ACKs (one per segment of the window); returns the growth scaled
+        /// to segments per RTT.
+        fn one_round(&mut self) -> f64 {
+            let before = self.cwnd();
+            let n = before.floor() as usize;
+            (0..n).for_each(|_| self.ack());
+            (self.cwnd() - before) * before / n as f64
+        }
+
         fn ack(&mut self) {
             self.now_s += self.rtt_s / self.cwnd();
             let now = SimTime::from_secs_f64(self.now_s);
@@ -503,11 +512,8 @@ mod tests {
         flow.loss(false);
         let mut rounds = 0;
         while flow.cwnd() < 105.0 {
-            let before = flow.cwnd();
-            let n = before.floor() as usize;
-            (0..n).for_each(|_| flow.ack());
+            let per_rtt = flow.one_round();
             rounds += 1;
-            let per_rtt = (flow.cwnd() - before) * before / n as f64;
             assert!(
                 (per_rtt - 8.0 / 15.0).abs() < 0.02,
                 "round {rounds}: {per_rtt} per RTT"
@@ -548,12 +554,9 @@ mod tests {
         flow.loss(false);
         let mut rounds = 0;
         while flow.cwnd() < 100.0 {
-            let before = flow.cwnd();
-            let n = before.floor() as usize;
-            (0..n).for_each(|_| flow.ack());
+            let per_rtt = flow.one_round();
             rounds += 1;
             if flow.cwnd() < 99.0 {
-                let per_rtt = (flow.cwnd() - before) * before / n as f64;
                 assert!(
                     (per_rtt - ALPHA_AIMD).abs() < 0.02,
                     "round {rounds}: {per_rtt} per RTT"
@@ -565,10 +568,7 @@ mod tests {
             "{rounds} rounds to regain cwnd_prior"
         );
         for _ in 0..5 {
-            let before = flow.cwnd();
-            let n = before.floor() as usize;
-            (0..n).for_each(|_| flow.ack());
-            let per_rtt = (flow.cwnd() - before) * before / n as f64;
+            let per_rtt = flow.one_round();
             assert!(
                 (per_rtt - 1.0).abs() < 0.02,
                 "{per_rtt} per RTT after the switch"

@@ -12,10 +12,10 @@ Benefits of Applying Experimental Design to Improve Multipath TCP"; spec §4.6, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from mptcplab.errors import UserError
-from mptcplab.scenario.model import Scenario
+from mptcplab.scenario.model import CubicVariant, Scenario
 from mptcplab.scenario.templates._common import (
     AppArg,
     application,
@@ -102,7 +102,7 @@ def _tcp_options(
         tcp["prr"] = True
     if boolean("slow_start_after_idle", slow_start_after_idle):
         tcp["slow_start_after_idle"] = True
-    variant = choice("cubic_variant", cubic_variant, ("rfc9438", "linux"))
+    variant = choice("cubic_variant", cubic_variant, get_args(CubicVariant))
     if variant != "rfc9438":
         tcp["cubic_variant"] = variant
     return {"tcp": tcp} if tcp else {}

@@ -269,6 +269,26 @@ def test_subflow_goodput_counts_up_to_the_end_when_the_last_sample_comes_late() 
     assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(7.2, rel=1e-3)
 
 
+def test_a_first_subflow_disconnected_by_the_servers_reset_keeps_its_goodput() -> None:
+    # The sample of the end comes 3 ms late, after the server's reset at the end of the run:
+    # the kernel has disconnected the connection's first subflow (tcp_disconnect), whose
+    # TCP_INFO now reads TCP_CLOSE and zero counters. The window ends at the last sample
+    # before that (9 s: 8.1 MB acked, 1.8 MB of it by the 2 s warm-up), not at zero.
+    data = run_data()
+    late = data.clients[0]["samples"][-1]
+    late["t_ns"] += 3_000_000
+    first = late["flows"][0]["subflows"][0]
+    first["tcp"] = {**_tcp(0, 10, 0), "state": 7}
+    flow = build(data, run_id="0123abcd", version="0.1.0")["flows"][0]
+    assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(
+        (8_100_000 - 1_800_000) * 8 / 8 / 1e6
+    )
+    assert flow["subflows"][0]["packets_sent"] == 8_100_000 // 1448
+    assert flow["subflows"][0]["bytes_delivered"] == 8_100_000
+    # The other subflow's counters did not go back: its window still ends at the end.
+    assert flow["subflows"][1]["goodput_mbps"] == pytest.approx(0.8, rel=1e-3)
+
+
 def test_link_counters_are_differences_over_the_measurement_window() -> None:
     link = build(run_data(), run_id="0123abcd", version="0.1.0")["links"][0]
     assert link["utilization"] == pytest.approx(6 / 8)

@@ -109,7 +109,8 @@ def _flow_samples(client: dict[str, Any], index: int) -> list[tuple[int, dict[st
 def _subflow_series(
     group: Group, samples: list[tuple[int, dict[str, Any]]]
 ) -> dict[int, list[tuple[int, dict[str, Any]]]]:
-    """Per path index, the (time, tcp_info) samples of the subflow that used it."""
+    """Per path index, the (time, tcp_info) samples of the subflow that used it, up to the
+    first sample whose counters went back (see :func:`_until_disconnected`)."""
     series: dict[int, list[tuple[int, dict[str, Any]]]] = {}
     for t, f in samples:
         if f.get("tcp") is not None:
@@ -119,6 +120,28 @@ def _subflow_series(
             p = group.path_of_address(sf["local"].rsplit(":", 1)[0])
             if p is not None:
                 series.setdefault(p, []).append((t, sf["tcp"]))
+    return {p: _until_disconnected(s) for p, s in series.items()}
+
+
+def _until_disconnected(
+    series: list[tuple[int, dict[str, Any]]],
+) -> list[tuple[int, dict[str, Any]]]:
+    """The samples before the socket's counters went back. A live socket's cumulative
+    counters never decrease, but when the peer resets an MPTCP connection the kernel keeps its
+    first subflow and disconnects it (``__mptcp_close_ssk`` → ``tcp_disconnect``), which zeroes
+    ``tcpi_bytes_acked`` and ``tcpi_data_segs_out``. The server resets its side at the end of
+    the run, so a sample of the end that comes a few milliseconds late can see that: kept, it
+    made the interpolation at the end fall towards zero and the subflow's goodput read 0.
+    (On this kernel, 6.18: a first subflow that had 1,000,001 bytes acknowledged in 25
+    segments reads state 7, 0 bytes and 0 segments once the peer has reset the connection.)"""
+
+    def counters(sample: dict[str, Any]) -> tuple[int, int]:
+        return sample["bytes_acked"], sample.get("data_segs_out", 0)
+
+    for i in range(1, len(series)):
+        now, before = counters(series[i][1]), counters(series[i - 1][1])
+        if now[0] < before[0] or now[1] < before[1]:
+            return series[:i]
     return series
 
 

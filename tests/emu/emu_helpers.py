@@ -30,13 +30,14 @@ def mptcp_flow(flow_id: str, paths: list[list[str]], **extra: object) -> dict[st
 def kernel_tcp(**extra: object) -> dict[str, object]:
     """The simulator's TCP options that do what today's kernel does, as the cross-validation
     campaigns set them: RACK, window use measured per round, PRR, restart after idle, Linux's
-    CUBIC congestion avoidance."""
+    CUBIC congestion avoidance, Linux 6.16's receive-buffer auto-tuning."""
     return {
         "loss_detection": "rack",
         "cwnd_limited_check": "per_round",
         "prr": True,
         "slow_start_after_idle": True,
         "cubic_variant": "linux",
+        "drs_variant": "linux",
         **extra,
     }
 

@@ -140,6 +140,17 @@ def test_cubic_other_than_the_kernels_is_noted() -> None:
     assert not notes_on("cubic_variant", cc="reno")
 
 
+def test_receive_autotuning_other_than_the_kernels_is_noted() -> None:
+    # Linux 6.16 on latches smaller receiver-RTT samples and adds no slack.
+    for tcp in ({"drs_variant": "classic"}, {}):
+        notes = notes_on("drs_variant", **tcp)
+        assert any("'classic'" in n and "6.16" in n for n in notes)
+    assert not notes_on("drs_variant", drs_variant="linux")
+    # A fixed receive buffer is not auto-tuned.
+    fixed = kernel.check(scenario(cc="cubic", scheduler="linger", rcvbuf_bytes=1 << 20), KERNEL)
+    assert not any("drs_variant" in n for n in fixed)
+
+
 def test_a_scenario_without_the_restart_after_idle_is_noted() -> None:
     # The emulator turns the kernel's restart off for it, unlike a kernel as shipped.
     without = kernel.check(scenario(cc="cubic", scheduler="linger"), KERNEL)
@@ -210,7 +221,7 @@ def test_tcp_flows_ignore_the_mptcp_scheduler() -> None:
     )
     notes = kernel.check(sc, KERNEL)
     # (TCP matters, noted)
-    noted = ("loss_detection", "cwnd_limited", "slow_start_after_idle")
+    noted = ("loss_detection", "cwnd_limited", "slow_start_after_idle", "drs_variant")
     assert [n for n in notes if not any(name in n for name in noted)] == []
 
 

@@ -149,16 +149,22 @@ def test_two_path_and_its_reference_take_a_jitter_per_path() -> None:
     assert info.value.field == "jitter_ms[1]"
 
 
-def test_two_path_and_its_reference_take_the_cubic_variant() -> None:
-    assert t.two_path().flows[0].tcp.cubic_variant == "rfc9438"
+@pytest.mark.parametrize(
+    ("option", "default", "kernels"),
+    [("cubic_variant", "rfc9438", "linux"), ("drs_variant", "classic", "linux")],
+)
+def test_two_path_and_its_reference_take_the_kernels_variants(
+    option: str, default: str, kernels: str
+) -> None:
+    assert getattr(t.two_path().flows[0].tcp, option) == default
     for scenario in (
-        t.two_path(cc="cubic", cubic_variant="linux"),
-        t.single_path(cc="cubic", cubic_variant="linux"),
+        t.two_path(cc="cubic", **{option: kernels}),
+        t.single_path(cc="cubic", **{option: kernels}),
     ):
-        assert scenario.flows[0].tcp.cubic_variant == "linux"
+        assert getattr(scenario.flows[0].tcp, option) == kernels
     with pytest.raises(UserError) as info:
-        t.two_path(cubic_variant="bsd")
-    assert info.value.field == "cubic_variant"
+        t.two_path(**{option: "bsd"})
+    assert info.value.field == option
 
 
 def test_two_path_refuses_tcp() -> None:

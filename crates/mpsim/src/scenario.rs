@@ -199,6 +199,20 @@ pub enum CubicVariant {
     Linux,
 }
 
+/// How the receiver sizes an auto-tuned receive buffer (dynamic right-sizing, spec §3.7; see
+/// `tcp::rcv_rtt` and `mptcp::receive_buffer`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DrsVariant {
+    /// Spec §3.7 (Linux up to 6.15): the receiver's RTT smoothed over every segment, and
+    /// `rcvwin = 2·copied + 16·mss` plus the growth term.
+    #[default]
+    Classic,
+    /// Linux 6.16 on (the emulator's 6.18): the receiver's RTT from millisecond timestamps,
+    /// taking a smaller sample at once, and `rcvwin = 2·copied` plus the growth term.
+    Linux,
+}
+
 /// When the cwnd-limited gate (spec §2.8 f) lets an ACK grow the window.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -375,6 +389,9 @@ pub struct TcpOptions {
     /// CUBIC only: RFC 9438's congestion avoidance or Linux's. Default rfc9438.
     #[serde(default)]
     pub cubic_variant: CubicVariant,
+    /// Receive-buffer auto-tuning as spec §3.7 has it or as Linux 6.16 on does. Default classic.
+    #[serde(default)]
+    pub drs_variant: DrsVariant,
     /// Restart the congestion window after a subflow was idle for longer than its RTO
     /// (RFC 5681 §4.1, RFC 2861), as Linux does by default (`tcp_slow_start_after_idle`).
     /// Default false.
@@ -401,6 +418,7 @@ impl Default for TcpOptions {
             oretx_small_cwnd: default_oretx_small_cwnd(),
             hystart: true,
             cubic_variant: CubicVariant::default(),
+            drs_variant: DrsVariant::default(),
             slow_start_after_idle: false,
         }
     }

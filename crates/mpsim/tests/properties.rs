@@ -53,16 +53,17 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
             any::<bool>(),
             any::<bool>(),
             prop_oneof![Just("rfc9438"), Just("linux")],
+            prop_oneof![Just("classic"), Just("linux")],
         ),
     )
-        .prop_map(move |(mptcp, paths, cc, sched, pen, rcvbuf, app, count, start, delack, writes_for, (detection, check, prr, restart, cubic))| {
+        .prop_map(move |(mptcp, paths, cc, sched, pen, rcvbuf, app, count, start, delack, writes_for, (detection, check, prr, restart, cubic, drs))| {
             let paths = if mptcp { paths } else { paths[..1].to_vec() };
             let mut v = json!({
                 "id": format!("f{i}"), "protocol": if mptcp {"mptcp"} else {"tcp"}, "cc": cc,
                 "scheduler": sched, "penalization": pen, "paths": paths, "app": app, "count": count,
                 "start_s": start, "tcp": {"delayed_ack": delack, "loss_detection": detection,
                         "cwnd_limited_check": check, "slow_start_after_idle": restart,
-                        "cubic_variant": cubic}
+                        "cubic_variant": cubic, "drs_variant": drs}
             });
             // PRR is modelled with RACK only.
             if detection == "rack" { v["tcp"]["prr"] = json!(prr); }

@@ -39,6 +39,7 @@ __all__ = [
     "CubicVariant",
     "CwndLimitedCheck",
     "DropTailQueue",
+    "DrsVariant",
     "FlowSpec",
     "Issue",
     "LinkSpec",
@@ -80,6 +81,7 @@ LossDetection = Literal["fack", "rack"]
 CountMode = Literal["per_ack", "per_segment"]
 CwndLimitedCheck = Literal["per_ack", "per_round"]
 CubicVariant = Literal["rfc9438", "linux"]
+DrsVariant = Literal["classic", "linux"]
 TraceKind = Literal["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]
 
 # serde accepts only JSON arrays for Vec; tuples are accepted here for convenience (a tuple
@@ -290,6 +292,14 @@ class TcpOptions(_Model):
     segment per RTT throughout, and an epoch that began with no window maximum from a loss
     (after a slow start HyStart ended, or a timeout) grows by at least 5 % per RTT. Default
     rfc9438."""
+    drs_variant: DrsVariant = "classic"
+    """How an auto-tuned receive buffer grows (dynamic right-sizing, once per receiver RTT:
+    the bytes read in that interval, doubled, plus a growth term). ``classic``: as the
+    specification has it (Linux up to 6.15): the receiver's RTT smoothed over every segment, and
+    16 segments of slack. ``linux``: as Linux 6.16 on (the emulator's kernel): the receiver's
+    RTT from millisecond timestamps, one sample per echoed timestamp from full-sized segments,
+    a smaller sample taken at once and a larger one weighted 1/8, so that it stays near the
+    path's smallest RTT while a queue builds; no slack. Default classic."""
     prr: bool = False
     """With ``loss_detection = "rack"``: Proportional Rate Reduction (RFC 6937) in fast
     recovery, as Linux (3.2 on; its current form, 5.12 on): the window comes down to ssthresh

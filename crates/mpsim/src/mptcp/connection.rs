@@ -222,7 +222,13 @@ impl Connection {
             restart_after_idle: spec.tcp.slow_start_after_idle,
             app_stop,
             app: Application::new(&spec.app, start),
-            rb: ReceiveBuffer::new(rcv_fixed, rcv_cap, MSS_BYTES, spec.tcp.initial_window),
+            rb: ReceiveBuffer::new(
+                rcv_fixed,
+                rcv_cap,
+                MSS_BYTES,
+                spec.tcp.initial_window,
+                spec.tcp.drs_variant,
+            ),
             delivered_scratch: Vec::new(),
             subflow_ooo_bytes: 0,
             start,
@@ -822,7 +828,11 @@ impl Connection {
         if advanced {
             self.app.on_read(self.rb.rcv_nxt, ctx.now);
             if auto_tuned {
-                let rtt = self.subflows.iter().map(|s| s.rcv_rtt).fold(0.0, f64::max);
+                let rtt = self
+                    .subflows
+                    .iter()
+                    .map(|s| s.rcv_rtt.seconds())
+                    .fold(0.0, f64::max);
                 self.rb.autotune(ctx.now, rtt);
             }
         }

@@ -9,9 +9,13 @@
 //! `mptcp_rcv_space_adjust`, spec §3.7): once per receiver RTT — the largest over subflows for
 //! MPTCP — if the application read more than last time, the buffer grows to
 //! `rcvwin = 2·copied + 16·mss`, plus twice the growth ratio, capped at the maximum, never
-//! shrinking. The configured size is the window budget: we model payload bytes, not skb
+//! shrinking. Linux 6.16 on (`DrsVariant::Linux`) dropped the 16-segment cushion
+//! (`tcp_rcvbuf_grow` and `mptcp_rcvbuf_grow` since commit 65c5287892e9 "tcp: fix sk_rcvbuf
+//! overshoot", kept out by the later "tcp: fix too slow tcp_rcvbuf_grow() action"), and
+//! measures the receiver RTT differently (`tcp::rcv_rtt`). The configured size is the window budget: we model payload bytes, not skb
 //! truesize (spec §3.3).
 
+use crate::scenario::DrsVariant;
 use crate::tcp::reorder::ReorderQueue;
 use crate::time::SimTime;
 
@@ -32,6 +36,8 @@ pub struct ReceiveBuffer {
     auto: bool,
     cap: u64,
     mss: u64,
+    /// Segments of slack added to twice the bytes read: 16 (classic) or none (Linux 6.16 on).
+    cushion_segments: u64,
     /// Dynamic right-sizing: bytes read in the last measurement, and when it started.
     space: u64,
     space_started: SimTime,
@@ -44,6 +50,7 @@ impl ReceiveBuffer {
         cap: u64,
         mss: u32,
         initial_window_segments: u32,
+        drs: DrsVariant,
     ) -> ReceiveBuffer {
         let (size, auto) = match fixed {
             Some(bytes) => (bytes, false),
@@ -58,6 +65,10 @@ impl ReceiveBuffer {
             auto,
             right_edge: 0,
             mss: mss as u64,
+            cushion_segments: match drs {
+                DrsVariant::Classic => 16,
+                DrsVariant::Linux => 0,
+            },
             space: initial_window_segments as u64 * mss as u64,
             space_started: SimTime::ZERO,
             read_at_space_start: 0,
@@ -124,7 +135,7 @@ impl ReceiveBuffer {
         }
         let copied = self.rcv_nxt - self.read_at_space_start;
         if copied > self.space {
-            let mut rcvwin = 2 * copied + 16 * self.mss;
+            let mut rcvwin = 2 * copied + self.cushion_segments * self.mss;
             let grow =
                 (rcvwin as u128 * (copied - self.space) as u128 / self.space.max(1) as u128) as u64;
             rcvwin = rcvwin.saturating_add(2 * grow);
@@ -145,7 +156,7 @@ mod tests {
 
     #[test]
     fn reorders_and_discards_copies() {
-        let mut rb = ReceiveBuffer::new(Some(100_000), 100_000, 1000, 10);
+        let mut rb = ReceiveBuffer::new(Some(100_000), 100_000, 1000, 10, DrsVariant::Classic);
         assert_eq!(rb.receive(1000, 1000, 0), None);
         assert_eq!(rb.ooo_bytes, 1000);
         assert_eq!(rb.receive(0, 1000, 0), Some(2000));
@@ -160,7 +171,7 @@ mod tests {
 
     #[test]
     fn right_edge_never_moves_left() {
-        let mut rb = ReceiveBuffer::new(Some(10_000), 10_000, 1000, 10);
+        let mut rb = ReceiveBuffer::new(Some(10_000), 10_000, 1000, 10, DrsVariant::Classic);
         assert_eq!(rb.window_edge(0), 10_000);
         rb.receive(5000, 1000, 0);
         // Occupancy 1000 would give 9000, but the edge stays.
@@ -173,14 +184,25 @@ mod tests {
     /// gives rcvwin = 2·100k + 16k = 216k, grow = 216k·50k/50k = 216k, rcvwin = 648k.
     #[test]
     fn dynamic_right_sizing_matches_linux_formula() {
-        let mut rb = ReceiveBuffer::new(None, 4 << 20, 1000, 50);
+        let mut rb = ReceiveBuffer::new(None, 4 << 20, 1000, 50, DrsVariant::Classic);
         rb.receive(0, 100_000, 0);
         rb.autotune(SimTime::from_millis(100), 0.05);
         assert_eq!(rb.size, 648_000);
         // Capped.
-        let mut capped = ReceiveBuffer::new(None, 200_000, 1000, 50);
+        let mut capped = ReceiveBuffer::new(None, 200_000, 1000, 50, DrsVariant::Classic);
         capped.receive(0, 100_000, 0);
         capped.autotune(SimTime::from_millis(100), 0.05);
         assert_eq!(capped.size, 200_000);
+    }
+
+    /// Linux 6.16 on (`mptcp_rcvbuf_grow`, `tcp_rcvbuf_grow`): `rcvwin = copied << 1;
+    /// grow = rcvwin·(copied − space)/space; rcvwin += grow << 1`, no cushion: the same read
+    /// gives rcvwin = 200k, grow = 200k, rcvwin = 600k.
+    #[test]
+    fn linux_right_sizing_has_no_cushion() {
+        let mut rb = ReceiveBuffer::new(None, 4 << 20, 1000, 50, DrsVariant::Linux);
+        rb.receive(0, 100_000, 0);
+        rb.autotune(SimTime::from_millis(100), 0.05);
+        assert_eq!(rb.size, 600_000);
     }
 }

@@ -3,6 +3,7 @@
 pub mod lost_retransmit;
 pub mod prr;
 pub mod rack;
+pub mod rcv_rtt;
 pub mod reorder;
 pub mod rtt;
 pub mod sack;

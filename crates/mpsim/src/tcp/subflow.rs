@@ -24,6 +24,7 @@ use crate::packet::{Packet, PacketKind};
 use crate::scenario::{CwndLimitedCheck, LossDetection, TcpOptions, HEADER_BYTES, MSS_BYTES};
 use crate::tcp::lost_retransmit::RetransmitLog;
 use crate::tcp::rack::Rack;
+use crate::tcp::rcv_rtt::RcvRttEstimator;
 use crate::tcp::reorder::ReorderQueue;
 use crate::tcp::rtt::{RttEstimator, MAX_RTO};
 use crate::tcp::sack::{RangeSet, SackBlocks, NO_SACK};
@@ -156,9 +157,9 @@ pub struct Subflow {
     ts_recent: u64,
     /// `rcv_nxt` when the last ACK was sent (RFC 7323's Last.ACK.sent).
     last_ack_sent: u64,
-    /// Receiver-side RTT estimate, seconds (0 = none), from echoed timestamps; kept only for
-    /// receive-buffer auto-tuning, its one reader.
-    pub rcv_rtt: f64,
+    /// Receiver-side RTT estimate from echoed timestamps; kept only for receive-buffer
+    /// auto-tuning, its one reader.
+    pub rcv_rtt: RcvRttEstimator,
     pub delack_timer: Timer,
     pub rev_route: u32,
     unacked_segments: u32,
@@ -287,7 +288,7 @@ impl Subflow {
             last_ack_sent: 0,
             unacked_segments: 0,
             delack_timer: Timer::default(),
-            rcv_rtt: 0.0,
+            rcv_rtt: RcvRttEstimator::new(opts.drs_variant),
             counters: SubflowCounters::default(),
         }
     }
@@ -1257,13 +1258,8 @@ impl Subflow {
         track_rcv_rtt: bool,
         delivered: &mut Vec<(u64, u32)>,
     ) -> bool {
-        if track_rcv_rtt && pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr {
-            let sample = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
-            self.rcv_rtt = if self.rcv_rtt == 0.0 {
-                sample
-            } else {
-                0.875 * self.rcv_rtt + 0.125 * sample
-            };
+        if track_rcv_rtt && pkt.ts_ecr != NO_TIMESTAMP {
+            self.rcv_rtt.on_segment(now, pkt.ts_ecr, pkt.len, self.mss);
         }
         let end = pkt.seq + pkt.len as u64;
         if end <= self.rcv_nxt {

@@ -333,6 +333,14 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 "and by at least 5 % per RTT until a loss gives it a window maximum "
                 '(tcp_cubic.c): set "linux" for the simulator to compare like with like'
             )
+        if flow.rcvbuf_mode() == "auto" and flow.tcp.drs_variant != "linux":
+            # Noted, not refused, as cubic_variant above.
+            notes.append(
+                f"flows[{i}].tcp.drs_variant: {flow.tcp.drs_variant!r} is the simulator's; "
+                "the kernel (6.16 on) sizes an auto-tuned receive buffer from a receiver RTT "
+                "that takes smaller samples at once, without 16 segments of slack: set "
+                '"linux" for the simulator to compare like with like'
+            )
         if cc not in COUPLED:
             for name, plain in _COUPLED_SWITCHES:
                 value = _tcp_option(flow, name)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from mptcplab.errors import UserError
-from mptcplab.scenario.model import CubicVariant, Scenario
+from mptcplab.scenario.model import CubicVariant, DrsVariant, Scenario
 from mptcplab.scenario.templates._common import (
     AppArg,
     application,
@@ -87,10 +87,11 @@ def _tcp_options(
     prr: Any,
     slow_start_after_idle: Any,
     cubic_variant: Any,
+    drs_variant: Any,
 ) -> dict[str, Any]:
     """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check``, ``prr``,
-    ``slow_start_after_idle`` and ``cubic_variant``: only what differs from the defaults, which
-    ``TcpOptions`` fills in."""
+    ``slow_start_after_idle``, ``cubic_variant`` and ``drs_variant``: only what differs from the
+    defaults, which ``TcpOptions`` fills in."""
     tcp: dict[str, Any] = {}
     detection = choice("loss_detection", loss_detection, ("fack", "rack"))
     if detection != "fack":
@@ -105,6 +106,9 @@ def _tcp_options(
     variant = choice("cubic_variant", cubic_variant, get_args(CubicVariant))
     if variant != "rfc9438":
         tcp["cubic_variant"] = variant
+    drs = choice("drs_variant", drs_variant, get_args(DrsVariant))
+    if drs != "classic":
+        tcp["drs_variant"] = drs
     return {"tcp": tcp} if tcp else {}
 
 
@@ -130,6 +134,7 @@ def two_path(
     prr: bool = False,
     slow_start_after_idle: bool = False,
     cubic_variant: str = "rfc9438",
+    drs_variant: str = "classic",
 ) -> Scenario:
     """One MPTCP connection over two disjoint paths, one bottleneck each (CoNEXT 2013 §4, spec
     §4.6). Links ``path0`` and ``path1``; flow ``flow`` with one subflow per path.
@@ -161,7 +166,8 @@ def two_path(
     ``slow_start_after_idle`` (default false; true restarts the window of a subflow idle for
     longer than its RTO, as Linux by default: see ``TcpOptions``), ``cubic_variant``
     (``"rfc9438"``, default, or ``"linux"`` for the kernel's CUBIC congestion avoidance: see
-    ``TcpOptions``).
+    ``TcpOptions``), ``drs_variant`` (``"classic"``, default, or ``"linux"`` for the receive
+    buffer auto-tuning of Linux 6.16 on: see ``TcpOptions``).
     Run: ``duration_s`` (default 60, as the study's iperf runs), ``warmup_s`` (default 0),
     ``seed`` (default 1). ``protocol`` must be ``mptcp``: a TCP reference is :func:`single_path`.
     """
@@ -180,7 +186,12 @@ def two_path(
         **receive_buffer("rcvbuf", rcvbuf),
         **_mptcp_options(scheduler, penalization, opportunistic_retransmit),
         **_tcp_options(
-            loss_detection, cwnd_limited_check, prr, slow_start_after_idle, cubic_variant
+            loss_detection,
+            cwnd_limited_check,
+            prr,
+            slow_start_after_idle,
+            cubic_variant,
+            drs_variant,
         ),
     }
     return build(
@@ -212,6 +223,7 @@ def single_path(
     prr: bool = False,
     slow_start_after_idle: bool = False,
     cubic_variant: str = "rfc9438",
+    drs_variant: str = "classic",
 ) -> Scenario:
     """The single-path reference of :func:`two_path`: the same two links (same parameters, same
     defaults), and one connection ``flow`` on ``path`` (0 or 1) only. Its goodput is the
@@ -231,7 +243,12 @@ def single_path(
         "app": application("app", app),
         **receive_buffer("rcvbuf", rcvbuf),
         **_tcp_options(
-            loss_detection, cwnd_limited_check, prr, slow_start_after_idle, cubic_variant
+            loss_detection,
+            cwnd_limited_check,
+            prr,
+            slow_start_after_idle,
+            cubic_variant,
+            drs_variant,
         ),
     }
     return build(

@@ -88,18 +88,34 @@ def _buffers(low: int, default: int, cap: int) -> str:
     return f"{low} {min(default, cap)} {cap}"
 
 
-#: Received data sits in MSS-sized buffers that the kernel charges about twice their payload,
-#: and it advertises about half of its receive memory as window (it doubles a fixed SO_RCVBUF
-#: for that reason). A scenario's receive sizes are window, fixed or as the auto-tuning cap (as
-#: in the simulator), so the cap becomes twice as much memory. (The send side needs no factor:
-#: a bulk sender's large buffers are charged about their payload, and the simulator models
-#: the send buffer as that memory.)
-RECEIVE_MEMORY_PER_WINDOW_BYTE = 2
+#: Linux advertises its receive memory times a scaling ratio, the payload over the memory
+#: (truesize) of the segments it has received (`tcp_measure_rcv_mss`, `tcp_win_from_space`,
+#: 6.7 on). On the emulator's TUN devices a full segment arrives in an skb of 2304 bytes: 1448 of
+#: payload for TCP, a ratio of 160/256, and 1424 for MPTCP, whose DSS option takes 24, 158/256
+#: (measured: a receiver at an 8 MiB cap advertised 5,242,880 bytes over TCP and 5,177,344 over
+#: MPTCP, exactly those). A scenario's receive sizes are window, fixed or as the auto-tuning cap
+#: (as in the simulator), so each becomes 256/160 times as much memory; with the factor 2 used
+#: before, the kernel's window was 1.25 times the scenario's. (The send side needs no factor:
+#: a bulk sender's large buffers are charged about their payload, and the simulator models the
+#: send buffer as that memory.)
+RECEIVE_MEMORY_PER_WINDOW_BYTE = 256 / 160
 _SYSCTL_INT_MAX = 2**31 - 1
 
 
 def _receive_memory(window_cap: int) -> int:
-    return min(RECEIVE_MEMORY_PER_WINDOW_BYTE * window_cap, _SYSCTL_INT_MAX)
+    return min(round(RECEIVE_MEMORY_PER_WINDOW_BYTE * window_cap), _SYSCTL_INT_MAX)
+
+
+def fixed_receive_request(window: int) -> int:
+    """The SO_RCVBUF(FORCE) value that gives a fixed receive window of ``window`` bytes: the
+    kernel doubles what it is given (its own convention for memory against payload)."""
+    return _receive_memory(window) // 2
+
+
+def window_of_receive_memory(memory: int) -> int:
+    """The payload window that ``memory`` bytes of receive memory hold (the inverse of the
+    mapping above), for reporting the kernel's SO_RCVBUF and rmem_alloc in the scenario's terms."""
+    return round(memory / RECEIVE_MEMORY_PER_WINDOW_BYTE)
 
 
 COMMON_SYSCTLS = {

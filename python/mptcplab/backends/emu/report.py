@@ -17,6 +17,7 @@ from typing import Any
 
 from mptcplab.backends.emu.addressing import Group, Plan
 from mptcplab.backends.emu.kernel import KERNEL_CC
+from mptcplab.backends.emu.netns import window_of_receive_memory
 from mptcplab.scenario.model import Scenario
 
 FORMAT_VERSION = 1
@@ -31,7 +32,8 @@ MIN_BUSY_RELEASES_BYTES = 100 * 1500
 
 NOTES = (
     "final_rcvbuf_bytes and peak_rcvbuf_bytes are the kernel's receive-memory figures "
-    "(SO_RCVBUF, SO_MEMINFO rmem_alloc) halved, the SO_RCVBUF convention for payload room",
+    "(SO_RCVBUF, SO_MEMINFO rmem_alloc) times 160/256, the payload share of the memory the "
+    "kernel charges a received segment on the emulator's links",
     "fast_retransmits = retransmitted segments minus RTO events (TCP_INFO has no separate count)",
     "subflow goodput is the subflow's bytes acknowledged (tcpi_bytes_acked) over the window; "
     "cwnd, srtt and time_to_max_cwnd_s come from samples every trace_interval_ms",
@@ -284,8 +286,8 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
                     "reinjections": _reinjected_segments(last_mptcp, series),
                     "penalizations": 0,
                     "rwnd_limited_s": rwnd_limited_us / 1e6,
-                    "peak_rcvbuf_bytes": max(rmem, default=0) // 2,
-                    "final_rcvbuf_bytes": (rcvbuf[-1] if rcvbuf else 0) // 2,
+                    "peak_rcvbuf_bytes": window_of_receive_memory(max(rmem, default=0)),
+                    "final_rcvbuf_bytes": window_of_receive_memory(rcvbuf[-1] if rcvbuf else 0),
                     "completion_s": completion_s,
                     "block_latency": block_latency,
                     "subflows": subflows,

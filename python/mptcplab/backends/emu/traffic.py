@@ -8,6 +8,7 @@ from typing import Any
 
 from mptcplab.backends.emu.addressing import SERVER_PORT, Group
 from mptcplab.backends.emu.kernel import KERNEL_CC
+from mptcplab.backends.emu.netns import fixed_receive_request
 from mptcplab.backends.emu.programs import Program, require_binary
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
@@ -19,7 +20,11 @@ def server_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
         "netns": f"/run/netns/{group.server_ns}",
         "listen": f"{group.server_iface.address}:{SERVER_PORT}",
         "transport": flow.protocol,
-        "rcvbuf_bytes": flow.rcvbuf_bytes if flow.rcvbuf_mode() == "fixed" else None,
+        "rcvbuf_bytes": (
+            fixed_receive_request(flow.rcvbuf_bytes)
+            if flow.rcvbuf_mode() == "fixed" and flow.rcvbuf_bytes is not None
+            else None
+        ),
         "app": flow.app.model_dump(mode="json"),
         "warmup_s": scenario.warmup_s,
         "duration_s": scenario.duration_s,

@@ -47,9 +47,14 @@ def test_cubic_keeps_probing_after_hystart_on_both_backends() -> None:
     kernel_exit, kernel_cwnd = _windows(emu.run(SCENARIO))
     sim_exit, sim_cwnd = _windows(sim.run(SCENARIO))
     # HyStart stopped slow start near the path's BDP plus a little queue, long before the
-    # 458-packet queue was full.
-    assert 16 <= kernel_exit <= 150, kernel_exit
-    assert sim_exit == pytest.approx(kernel_exit, rel=0.2), (sim_exit, kernel_exit)
-    # Then 5 % per RTT: several times the exit window within a second, on both backends.
+    # 458-packet queue was full. (The kernel's exit depends on its ACK train's timing: 70-71
+    # segments in most runs, the simulator's 71, but 103 in one run of the full suite.)
+    for exit_window in (kernel_exit, sim_exit):
+        assert 16 <= exit_window <= 150, (sim_exit, kernel_exit)
+    # Then 5 % per RTT: several times the exit window within a second, on both backends (RFC
+    # 9438's one segment per RTT gave the simulator 2.0 times), by the same factor (6.6 and 6.6
+    # in traced runs).
     assert kernel_cwnd >= 4 * kernel_exit, (kernel_cwnd, kernel_exit)
-    assert sim_cwnd == pytest.approx(kernel_cwnd, rel=0.1), (sim_cwnd, kernel_cwnd)
+    assert sim_cwnd >= 4 * sim_exit, (sim_cwnd, sim_exit)
+    growth = (sim_cwnd / sim_exit, kernel_cwnd / kernel_exit)
+    assert growth[0] == pytest.approx(growth[1], rel=0.25), growth

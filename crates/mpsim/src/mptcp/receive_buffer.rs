@@ -12,8 +12,8 @@
 //! shrinking. Linux 6.16 on (`DrsVariant::Linux`) dropped the 16-segment cushion
 //! (`tcp_rcvbuf_grow` and `mptcp_rcvbuf_grow` since commit 65c5287892e9 "tcp: fix sk_rcvbuf
 //! overshoot", kept out by the later "tcp: fix too slow tcp_rcvbuf_grow() action"), and
-//! measures the receiver RTT differently (`tcp::rcv_rtt`). The configured size is the window budget: we model payload bytes, not skb
-//! truesize (spec §3.3).
+//! measures the receiver RTT differently (`tcp::rcv_rtt`). The configured size is the window
+//! budget: we model payload bytes, not skb truesize (spec §3.3).
 
 use crate::scenario::DrsVariant;
 use crate::tcp::reorder::ReorderQueue;
@@ -35,9 +35,8 @@ pub struct ReceiveBuffer {
     ooo: ReorderQueue<u32>,
     auto: bool,
     cap: u64,
-    mss: u64,
-    /// Segments of slack added to twice the bytes read: 16 (classic) or none (Linux 6.16 on).
-    cushion_segments: u64,
+    /// Slack added to twice the bytes read: 16 segments (classic) or none (Linux 6.16 on).
+    cushion_bytes: u64,
     /// Dynamic right-sizing: bytes read in the last measurement, and when it started.
     space: u64,
     space_started: SimTime,
@@ -64,9 +63,8 @@ impl ReceiveBuffer {
             cap,
             auto,
             right_edge: 0,
-            mss: mss as u64,
-            cushion_segments: match drs {
-                DrsVariant::Classic => 16,
+            cushion_bytes: match drs {
+                DrsVariant::Classic => 16 * mss as u64,
                 DrsVariant::Linux => 0,
             },
             space: initial_window_segments as u64 * mss as u64,
@@ -135,7 +133,7 @@ impl ReceiveBuffer {
         }
         let copied = self.rcv_nxt - self.read_at_space_start;
         if copied > self.space {
-            let mut rcvwin = 2 * copied + self.cushion_segments * self.mss;
+            let mut rcvwin = 2 * copied + self.cushion_bytes;
             let grow =
                 (rcvwin as u128 * (copied - self.space) as u128 / self.space.max(1) as u128) as u64;
             rcvwin = rcvwin.saturating_add(2 * grow);

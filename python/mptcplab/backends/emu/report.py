@@ -137,12 +137,10 @@ def _until_disconnected(
     (On this kernel, 6.18: a first subflow that had 1,000,001 bytes acknowledged in 25
     segments reads state 7, 0 bytes and 0 segments once the peer has reset the connection.)"""
 
-    def counters(sample: dict[str, Any]) -> tuple[int, int]:
-        return sample["bytes_acked"], sample.get("data_segs_out", 0)
-
+    counters = ("bytes_acked", "data_segs_out")
     for i in range(1, len(series)):
-        now, before = counters(series[i][1]), counters(series[i - 1][1])
-        if now[0] < before[0] or now[1] < before[1]:
+        now, before = series[i][1], series[i - 1][1]
+        if any(now.get(c, 0) < before.get(c, 0) for c in counters):
             return series[:i]
     return series
 

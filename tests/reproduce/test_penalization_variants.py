@@ -8,6 +8,14 @@ two paths that both have some capacity (2–100 Mbit/s, log scale), long round t
 and the study's high-BDP queuing delays (0–2 s), LIA with receive-buffer auto-tuning, 60 s —
 the study's high-BDP region, narrowed to paths worth aggregating. Run with `pytest -s` for the
 table.
+
+The paper's claim is the mean: the fix raises the aggregation benefit over the design. Point by
+point the two variants trade places where a receive-buffer stall decides the run: since the
+first data segment echoes the handshake's timestamp (the receiver's RTT, hence dynamic
+right-sizing, starts a round trip earlier), the fix is better at 3 of these 12 points and worse
+at 3 (before, 5 and 2), and over `campaigns/penalization-highbdp.toml` (40 points, 0.1-100
+Mbit/s) better at 11 and worse at 10 (before, 8 and 14, with no gain in the mean), so the count
+is not asserted.
 """
 
 from __future__ import annotations
@@ -67,4 +75,3 @@ def test_conext13_fix_aggregates_better_than_nsdi12_on_high_bdp_paths() -> None:
     worse = sum(new < old - 0.02 for _, old, new in rows)
     print(f"  mean {old_mean:.3f} vs {new_mean:.3f}; conext13 better at {better}, worse at {worse}")
     assert new_mean > old_mean + 0.05, (old_mean, new_mean)
-    assert better > 2 * worse, (better, worse)

@@ -550,6 +550,11 @@ impl Subflow {
         self.established = true;
         self.start_time = now;
         self.last_send = now;
+        // The handshake's last segment from the peer (the SYN/ACK, or for an MP_JOIN the ACK
+        // of the third ACK) carried a timestamp (RFC 7323 §3.2) that arrived now, half a base
+        // round trip after the peer sent it: the first data echoes it, so the peer's receiver
+        // has an RTT sample from the first full-sized segment on (`tcp_rcv_rtt_measure_ts`).
+        self.peer_ts = now.0.saturating_sub(self.base_rtt.0 / 2);
     }
 
     /// Restart the congestion window after an idle period, `times` times over (RFC 5681 §4.1,
@@ -1376,7 +1381,7 @@ mod tests {
     use super::*;
     use crate::cc::CcParams;
     use crate::event::EventQueue;
-    use crate::scenario::CcKind;
+    use crate::scenario::{CcKind, DrsVariant};
 
     const SEG: u64 = MSS_BYTES as u64;
 
@@ -1871,6 +1876,31 @@ mod tests {
         let (mut small, _) = idle_subflow(8.0, 3.0, true);
         assert!(small.restart_after_idle(SimTime(rto.0 * 3), 1));
         assert_eq!((segments(small.cwnd), segments(small.ssthresh)), (8.0, 6.0));
+    }
+
+    /// RFC 7323 §3.2: the handshake's last segment from the peer (the SYN/ACK, or an MP_JOIN's
+    /// ACK of the third ACK) carries its timestamp, and the first data segment echoes it, so
+    /// the peer's receiver measures the path's round trip on that segment already (Linux
+    /// `tcp_rcv_rtt_measure_ts`), not a round trip later. Oracle: the path's base RTT, with
+    /// either form of the receiver's estimate.
+    #[test]
+    fn the_first_data_segment_echoes_the_handshake_timestamp() {
+        for variant in [DrsVariant::Classic, DrsVariant::Linux] {
+            let rtt = SimTime::from_millis(40);
+            let mut sf = Subflow::new(0, 0, 1, rtt, &TcpOptions::default());
+            let established = SimTime::from_millis(100);
+            sf.mark_established(established);
+            let mut queue = EventQueue::new();
+            let p = sf.send_new(0, 0, MSS_BYTES, established, &mut queue);
+            let mut receiver = RcvRttEstimator::new(variant);
+            let arrival = established + SimTime::from_millis(20);
+            receiver.on_segment(arrival, p.ts_ecr, p.len, MSS_BYTES);
+            assert!(
+                (receiver.seconds() - 0.040).abs() < 1e-12,
+                "{variant:?}: {}",
+                receiver.seconds()
+            );
+        }
     }
 
     /// The idle time counts from the last segment sent, a retransmission included (Linux

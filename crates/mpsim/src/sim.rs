@@ -61,7 +61,7 @@ impl<'s> Simulator<'s> {
                 let stop = spec.stop_s.map_or(SimTime::MAX, |stop_s| {
                     start + SimTime::from_secs_f64(stop_s - spec.start_s)
                 });
-                let conn = Connection::new(id, index, spec, &routes, start, stop, warmup);
+                let mut conn = Connection::new(id, index, spec, &routes, start, stop, warmup);
                 // The first subflow can send after the three-way handshake. Both Linux MPTCP
                 // implementations open the others only once the connection is fully
                 // established, its first data acknowledged one round trip of the first path
@@ -84,6 +84,9 @@ impl<'s> Simulator<'s> {
                         .map(SimTime::from_secs_f64)
                         .unwrap_or(routes[0].2);
                 for (i, route) in routes.iter().enumerate().skip(1) {
+                    // The MP_JOIN's third ACK reaches the peer half a round trip before the
+                    // ACK of it lets the subflow send.
+                    conn.peer_learns_join(i, join_start + route.2 + SimTime(route.2 .0 / 2));
                     events.schedule(
                         join_start + route.2 + route.2,
                         Event::SubflowStart {

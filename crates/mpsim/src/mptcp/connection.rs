@@ -152,7 +152,13 @@ pub struct Connection {
     pub rb: ReceiveBuffer,
     pub app: Application,
     cc: Cc,
+    /// Some subflow's entry in `unmeasured_joins` is set (tested on every ACK sent).
+    watch_joins: bool,
     // Rarely read.
+    /// Upstream MPTCP, receiver side: per subflow, when the peer learned of its join (the
+    /// MP_JOIN's third ACK arrived) while it has received no data, else `SimTime::MAX`
+    /// ([`ReceiveBuffer::window_edge`]).
+    unmeasured_joins: Vec<SimTime>,
     sndbuf_cap: u64,
     rbuf_opts: RbufOptions,
     /// MPTCP-level retransmission timer (upstream semantics, linger scheduler only).
@@ -231,6 +237,8 @@ impl Connection {
             ),
             delivered_scratch: Vec::new(),
             subflow_ooo_bytes: 0,
+            watch_joins: false,
+            unmeasured_joins: vec![SimTime::MAX; n],
             start,
             warmup,
             counters: ConnectionCounters::default(),
@@ -813,6 +821,10 @@ impl Connection {
 
     fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         let s = pkt.subflow as usize;
+        if self.watch_joins {
+            // Its first segment gives the subflow a measured scaling ratio.
+            self.unmeasured_joins[s] = SimTime::MAX;
+        }
         self.delivered_scratch.clear();
         let auto_tuned = self.rb.auto_tuned();
         let ooo_before = self.subflows[s].ooo_bytes;
@@ -852,6 +864,9 @@ impl Connection {
     /// into the receive path, which calls it for nearly every data packet.
     #[inline(always)]
     fn send_ack_with(&mut self, s: usize, sub_ooo: u64, ctx: &mut Ctx) {
+        if self.watch_joins {
+            self.note_unmeasured_joins(ctx.now);
+        }
         let edge = self.rb.window_edge(sub_ooo);
         let p = self.subflows[s].send_ack(self.index, self.rb.rcv_nxt, edge, ctx.now);
         ctx.send(&p);
@@ -1033,6 +1048,23 @@ impl Connection {
             }
             _ => {}
         }
+    }
+
+    /// The peer learns at `at` that subflow `subflow` joined: from then until the subflow's
+    /// first data arrives, an upstream MPTCP receiver of Linux 6.16 on advertises the
+    /// connection's window at the default scaling ratio ([`ReceiveBuffer::window_edge`]).
+    pub fn peer_learns_join(&mut self, subflow: usize, at: SimTime) {
+        if self.upstream && self.rb.linux_receiver && subflow > 0 {
+            self.unmeasured_joins[subflow] = at;
+            self.watch_joins = true;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn note_unmeasured_joins(&mut self, now: SimTime) {
+        self.rb.unmeasured_subflow = self.unmeasured_joins.iter().any(|&t| t <= now);
+        self.watch_joins = self.unmeasured_joins.iter().any(|&t| t != SimTime::MAX);
     }
 
     /// `mptcp_pm_subflow_chk_stale`: count retransmission periods in which busy subflow `k` got
@@ -1229,6 +1261,48 @@ mod tests {
         };
         c.arm_upstream_rtx(&mut ctx, true);
         assert_eq!(c.rtx_timer.deadline(), Some(SimTime::from_millis(400)));
+    }
+
+    /// An upstream receiver of Linux 6.16 on takes the connection's scaling ratio as the
+    /// smallest of its subflows' (`mptcp_rcv_space_adjust`): from the moment it learns of a
+    /// join until that subflow's first data, the default 128/256 against 158/256 measured.
+    #[test]
+    fn a_join_lowers_the_advertised_window_until_its_first_data() {
+        for (drs, lowered) in [("linux", 128_000), ("classic", 158_000)] {
+            let (mut net, routes) = network(2);
+            let mut c = connection_from(
+                serde_json::json!({
+                    "protocol": "mptcp", "scheduler": "linger", "rcvbuf_bytes": 158_000,
+                    "tcp": {"drs_variant": drs}
+                }),
+                &routes,
+            );
+            c.peer_learns_join(1, SimTime::from_millis(10));
+            let mut events = EventQueue::new();
+            let mss = MSS_BYTES as u64;
+            let mut deliver = |c: &mut Connection, s: usize, dsn: u64, ms: u64| {
+                let now = SimTime::from_millis(ms);
+                let p = c.subflows[s].send_new(0, dsn, MSS_BYTES, now, &mut events);
+                let mut ctx = Ctx {
+                    now,
+                    events: &mut events,
+                    net: &mut net,
+                };
+                c.on_packet(&p, &mut ctx);
+                c.advertised_window()
+            };
+            assert_eq!(deliver(&mut c, 0, 0, 5), 158_000, "{drs}: before the join");
+            assert_eq!(
+                deliver(&mut c, 0, mss, 15),
+                lowered,
+                "{drs}: joined, no data"
+            );
+            assert_eq!(
+                deliver(&mut c, 1, 2 * mss, 20),
+                158_000,
+                "{drs}: its first data"
+            );
+        }
     }
 
     /// Upstream, a burst the scheduler hands a subflow is TCP data of that subflow

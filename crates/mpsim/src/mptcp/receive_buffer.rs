@@ -22,6 +22,14 @@ use crate::time::SimTime;
 /// Initial auto-tuned window: Linux `tcp_rmem[1]` = 128 KiB with half of it advertised.
 pub const AUTO_INITIAL_BYTES: u64 = 64 * 1024;
 
+/// Linux (6.7 on) advertises its free receive memory times a payload-to-memory ratio measured
+/// from the segments received (`tcp_measure_rcv_mss`, `scaling_ratio` in 256ths). A socket
+/// that has received nothing has the default, `TCP_DEFAULT_SCALING_RATIO` = 128; a full MPTCP
+/// segment on the emulator's devices measures 158 (1424 bytes of payload in an skb of 2304).
+/// The window budget here is in payload bytes at the measured ratio.
+const DEFAULT_SCALING_RATIO: u64 = 128;
+const MPTCP_SCALING_RATIO: u64 = 158;
+
 /// The fields every data packet reads come first (see [`super::Connection`]'s layout).
 #[repr(C)]
 pub struct ReceiveBuffer {
@@ -41,6 +49,11 @@ pub struct ReceiveBuffer {
     space: u64,
     space_started: SimTime,
     read_at_space_start: u64,
+    /// Whether a subflow that has received no data yet sets the connection's scaling ratio
+    /// (see [`ReceiveBuffer::window_edge`]).
+    pub unmeasured_subflow: bool,
+    /// The receiver is Linux 6.16 on's ([`DrsVariant::Linux`]).
+    pub linux_receiver: bool,
 }
 
 impl ReceiveBuffer {
@@ -71,6 +84,8 @@ impl ReceiveBuffer {
             space_started: SimTime::ZERO,
             read_at_space_start: 0,
             peak_occupancy: 0,
+            unmeasured_subflow: false,
+            linux_receiver: drs == DrsVariant::Linux,
         }
     }
 
@@ -106,15 +121,26 @@ impl ReceiveBuffer {
     }
 
     /// Right edge of the window to advertise: DATA_ACK + free space, never moving left.
+    /// While a joined subflow has received no data, upstream MPTCP (Linux 6.16 to 6.19) takes
+    /// the connection's scaling ratio from it too, the smallest of the subflows'
+    /// (`mptcp_rcv_space_adjust`), and every subflow advertises the connection's free memory
+    /// at that ratio (`__tcp_select_window` → `mptcp_space`): 128/158 of the window. Linux 7.0
+    /// averages the ratio over the subflows that carry data instead (commit d2000361e4dd,
+    /// "mptcp: better mptcp-level RTT estimator").
     pub fn window_edge(&mut self, subflow_ooo: u64) -> u64 {
-        let free = self.size.saturating_sub(self.occupancy(subflow_ooo));
+        let free = self.free_window(subflow_ooo);
         self.right_edge = self.right_edge.max(self.rcv_nxt + free);
         self.right_edge
     }
 
-    /// The free window now (for traces).
+    /// The free window now, as advertised ([`ReceiveBuffer::window_edge`]).
     pub fn free_window(&self, subflow_ooo: u64) -> u64 {
-        self.size.saturating_sub(self.occupancy(subflow_ooo))
+        let free = self.size.saturating_sub(self.occupancy(subflow_ooo));
+        if self.unmeasured_subflow {
+            free * DEFAULT_SCALING_RATIO / MPTCP_SCALING_RATIO
+        } else {
+            free
+        }
     }
 
     /// Whether the size follows dynamic right-sizing (else it is fixed).
@@ -202,5 +228,26 @@ mod tests {
         rb.receive(0, 100_000, 0);
         rb.autotune(SimTime::from_millis(100), 0.05);
         assert_eq!(rb.size, 600_000);
+    }
+
+    /// `__mptcp_space` = `__tcp_win_from_space(msk->scaling_ratio, rcvbuf − rmem)`, the ratio
+    /// the smallest of the subflows': a subflow with no data yet has the default 128/256
+    /// against 158/256 measured for full MPTCP segments, so the same free memory advertises
+    /// 128/158 of the window; the edge holds until DATA_ACK catches up.
+    #[test]
+    fn a_subflow_without_data_advertises_the_default_scaling_ratio() {
+        let mut rb = ReceiveBuffer::new(Some(158_000), 158_000, 1000, 10, DrsVariant::Linux);
+        assert_eq!(rb.window_edge(0), 158_000);
+        rb.unmeasured_subflow = true;
+        rb.receive(0, 10_000, 0);
+        assert_eq!(
+            rb.window_edge(0),
+            158_000,
+            "10 000 + 128 000 is behind the edge"
+        );
+        rb.receive(10_000, 40_000, 0);
+        assert_eq!(rb.window_edge(0), 50_000 + 128_000);
+        rb.unmeasured_subflow = false;
+        assert_eq!(rb.window_edge(0), 50_000 + 158_000);
     }
 }

@@ -20,7 +20,8 @@ use crate::cc::{Cc, CcParams, SubflowView};
 use crate::event::{Event, EventQueue, Timer};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{
-    BufferMode, CcKind, FlowSpec, Protocol, SchedulerKind, DEFAULT_BUFFER_CAP_BYTES, MSS_BYTES,
+    BufferMode, CcKind, DrsVariant, FlowSpec, Protocol, SchedulerKind, DEFAULT_BUFFER_CAP_BYTES,
+    MSS_BYTES,
 };
 use crate::tcp::Subflow;
 use crate::time::SimTime;
@@ -155,9 +156,9 @@ pub struct Connection {
     /// Some subflow's entry in `unmeasured_joins` is set (tested on every ACK sent).
     watch_joins: bool,
     // Rarely read.
-    /// Upstream MPTCP, receiver side: per subflow, when the peer learned of its join (the
-    /// MP_JOIN's third ACK arrived) while it has received no data, else `SimTime::MAX`
-    /// ([`ReceiveBuffer::window_edge`]).
+    /// An upstream MPTCP receiver of Linux 6.16 on: per subflow, when the peer learned of its
+    /// join (the MP_JOIN's third ACK arrived) while it has received no data, else
+    /// `SimTime::MAX` ([`ReceiveBuffer::window_edge`]). Empty for any other receiver.
     unmeasured_joins: Vec<SimTime>,
     sndbuf_cap: u64,
     rbuf_opts: RbufOptions,
@@ -189,6 +190,7 @@ impl Connection {
             .map(|(i, &(f, r, rtt))| Subflow::new(i as u16, f, r, rtt, &spec.tcp))
             .collect();
         let n = subflows.len();
+        let upstream = spec.protocol == Protocol::Mptcp && spec.scheduler == SchedulerKind::Linger;
         let cc_kind = spec.cc_kind();
         let rcv_fixed = match spec.rcvbuf_mode() {
             BufferMode::Fixed => spec.rcvbuf_bytes,
@@ -224,7 +226,7 @@ impl Connection {
             timer_ival: UPSTREAM_MIN_TIMEOUT,
             rwnd_blocked_since: None,
             writer_asleep: false,
-            upstream: spec.protocol == Protocol::Mptcp && spec.scheduler == SchedulerKind::Linger,
+            upstream,
             restart_after_idle: spec.tcp.slow_start_after_idle,
             app_stop,
             app: Application::new(&spec.app, start),
@@ -238,7 +240,11 @@ impl Connection {
             delivered_scratch: Vec::new(),
             subflow_ooo_bytes: 0,
             watch_joins: false,
-            unmeasured_joins: vec![SimTime::MAX; n],
+            unmeasured_joins: if upstream && spec.tcp.drs_variant == DrsVariant::Linux {
+                vec![SimTime::MAX; n]
+            } else {
+                Vec::new()
+            },
             start,
             warmup,
             counters: ConnectionCounters::default(),
@@ -1054,8 +1060,12 @@ impl Connection {
     /// first data arrives, an upstream MPTCP receiver of Linux 6.16 on advertises the
     /// connection's window at the default scaling ratio ([`ReceiveBuffer::window_edge`]).
     pub fn peer_learns_join(&mut self, subflow: usize, at: SimTime) {
-        if self.upstream && self.rb.linux_receiver && subflow > 0 {
-            self.unmeasured_joins[subflow] = at;
+        if let Some(t) = self
+            .unmeasured_joins
+            .get_mut(subflow)
+            .filter(|_| subflow > 0)
+        {
+            *t = at;
             self.watch_joins = true;
         }
     }

@@ -52,8 +52,6 @@ pub struct ReceiveBuffer {
     /// Whether a subflow that has received no data yet sets the connection's scaling ratio
     /// (see [`ReceiveBuffer::window_edge`]).
     pub unmeasured_subflow: bool,
-    /// The receiver is Linux 6.16 on's ([`DrsVariant::Linux`]).
-    pub linux_receiver: bool,
 }
 
 impl ReceiveBuffer {
@@ -85,7 +83,6 @@ impl ReceiveBuffer {
             read_at_space_start: 0,
             peak_occupancy: 0,
             unmeasured_subflow: false,
-            linux_receiver: drs == DrsVariant::Linux,
         }
     }
 

@@ -11,7 +11,15 @@ and with the window the receiver advertises at the default scaling ratio while t
 subflow has no data (``ReceiveBuffer::window_edge``), the simulator gets 122 Mbit/s over those
 seconds (94.4 + 27.9 on the subflows, the kernel's 92.9 + 20.4 to 23.5); with the earlier form
 (``"classic"``) its window closed behind the slow subflow's first burst in the first 0.2 s, the
-fast subflow then idled each time the slow one held the DATA_ACK, and it got 75 Mbit/s.
+fast subflow then idled each time the slow one held the DATA_ACK, and it got 75 Mbit/s (73.7 on
+the fast subflow).
+
+What the test holds both backends to is the fast subflow's rate: at least 90 % of its link's
+capacity. The slow subflow's share is left out of the comparison because it follows the
+emulator's timing: with a 7-packet queue, releases held back by the host shift its losses. On a
+day when linkem's releases were late by 1-8 ms at p99 and 15-28 ms at p99.9, 18 kernel runs got
+99.5-112.8 Mbit/s (the fast subflow 91.4-93.0 in all, the slow one 6.9-19.9); on days without
+that, 114-120.
 """
 
 from __future__ import annotations
@@ -23,25 +31,28 @@ from mptcplab import emu, sim
 
 pytestmark = [pytest.mark.root, pytest.mark.usefixtures("emulator")]
 
+FAST_MBPS = 97.896
 SCENARIO = {
     "duration_s": 10.0,
     "warmup_s": 4.0,
     "seed": 1,
     "links": [
-        link("fast", 97.896, 3.144, queue={"kind": "droptail", "packets": 458}, jitter_ms=0.05),
+        link("fast", FAST_MBPS, 3.144, queue={"kind": "droptail", "packets": 458}, jitter_ms=0.05),
         link("slow", 33.041, 17.191, queue={"kind": "droptail", "packets": 7}, jitter_ms=0.05),
     ],
     "flows": [fast_slow_flow()],
 }
 
 
-def _goodput(report: object) -> float:
-    return float(report_data(report)["flows"][0]["goodput_mbps"])  # type: ignore[arg-type]
+def _subflow_goodputs(report: object) -> list[float]:
+    flow = report_data(report)["flows"][0]  # type: ignore[arg-type]
+    return [float(subflow["goodput_mbps"]) for subflow in flow["subflows"]]
 
 
-def test_the_fast_subflow_does_not_wait_for_the_slow_one_on_either_backend() -> None:
-    kernel = _goodput(emu.run(SCENARIO))
-    simulated = _goodput(sim.run(SCENARIO))
-    # The kernel runs the fast path full and the slow one beside it.
-    assert kernel >= 100.0, kernel
-    assert simulated == pytest.approx(kernel, rel=0.2), (simulated, kernel)
+@pytest.mark.parametrize("backend", ["emu", "sim"])
+def test_the_fast_subflow_does_not_wait_for_the_slow_one(backend: str) -> None:
+    run = emu.run if backend == "emu" else sim.run
+    fast, slow = _subflow_goodputs(run(SCENARIO))
+    # The fast path full, the slow one used beside it.
+    assert fast >= 0.9 * FAST_MBPS, (fast, slow)
+    assert slow >= 5.0, (fast, slow)

@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 
 from mptcplab.commands.console import command_console, report_table
@@ -16,6 +15,9 @@ from mptcplab.commands.path_value import path_value
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _number(value: float) -> str:
@@ -109,6 +111,8 @@ def compare_command(
 
 
 def _write_csv(comparisons: dict[str, pd.DataFrame], out: Path) -> None:
+    import pandas as pd
+
     frames = [table.assign(metric=name) for name, table in comparisons.items() if not table.empty]
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric"])
     rows = rows[["metric", *[c for c in rows.columns if c != "metric"]]]

@@ -11,10 +11,9 @@ import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
-import pandas as pd
 import typer
 from rich.table import Table
 
@@ -23,6 +22,10 @@ from mptcplab.commands.console import command_console, run_progress
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
+
+if TYPE_CHECKING:
+    # pandas takes half a second to import; every command line pays for what cli imports.
+    import pandas as pd
 
 _QUALITY_ROWS = (
     ("n", "points"),
@@ -111,6 +114,8 @@ def design_command(
     With CAMPAIGN: exactly the design the campaign runs (its factors, kind, size and seed),
     scaled to the factors' domains. Without: a unit-cube design of --kind, --dims, --points.
     """
+    import pandas as pd
+
     console = command_console()
     if changes and campaign_file is None:
         raise UserError("changes a campaign file, and none is given", field="--set")

@@ -9,10 +9,9 @@ import socket
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -23,6 +22,9 @@ from mptcplab.commands.console import command_console, report_table
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 perf_app = typer.Typer(
     help="TCP and MPTCP transfers between real hosts, and the MPTCP/TCP gain matrix.",

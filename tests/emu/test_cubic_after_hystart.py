@@ -9,6 +9,12 @@ with the RTT growing with the window, is about 400 segments a second: the kernel
 at 1 s in a traced run (the simulator's 466). The simulator runs it with ``cubic_variant =
 "linux"`` (``kernel_tcp``); RFC 9438's congestion avoidance, from K = 0 and W_max = cwnd, adds one
 segment per RTT (the Reno-friendly estimate) and had 144 segments at 1 s.
+
+The kernel's exit is the fragile part: its ACK train is timed to the microsecond, and in 4 of
+29 runs it ended early (at 30 and 34 segments in the two of them printed, once with the link
+emulator reporting releases held back by the host), from which the window grew 11-13-fold, to
+397 and 421 by 1 s; the other runs exited at 63-72 and grew 6.5-7.2-fold to 456-466. So the
+backends are held to the same window at 1 s, not to the same growth factor.
 """
 
 from __future__ import annotations
@@ -52,9 +58,8 @@ def test_cubic_keeps_probing_after_hystart_on_both_backends() -> None:
     for exit_window in (kernel_exit, sim_exit):
         assert 16 <= exit_window <= 150, (sim_exit, kernel_exit)
     # Then 5 % per RTT: several times the exit window within a second, on both backends (RFC
-    # 9438's one segment per RTT gave the simulator 2.0 times), by the same factor (6.6 and 6.6
-    # in traced runs).
+    # 9438's one segment per RTT gave the simulator 2.0 times), to the same window (465 and 466
+    # in traced runs; RFC 9438's gave 144).
     assert kernel_cwnd >= 4 * kernel_exit, (kernel_cwnd, kernel_exit)
     assert sim_cwnd >= 4 * sim_exit, (sim_cwnd, sim_exit)
-    growth = (sim_cwnd / sim_exit, kernel_cwnd / kernel_exit)
-    assert growth[0] == pytest.approx(growth[1], rel=0.25), growth
+    assert sim_cwnd == pytest.approx(kernel_cwnd, rel=0.25), (sim_cwnd, kernel_cwnd)

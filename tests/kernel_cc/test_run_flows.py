@@ -40,8 +40,8 @@ Runs take 16-20 s, those on lossy paths 40 s; the variants a test compares run s
 (about 2 minutes for the file).
 Rates stay at 10 Mbit/s or below per link so the link emulator keeps up; a run it could not
 keep up with is run again, and the test is skipped, not passed, if it could not keep up twice.
-Skipped with the reason when not
-root, without the emulator or without BPF struct_ops congestion control.
+Skipped with the reason when not root, without the emulator or without BPF struct_ops
+congestion control.
 """
 
 from __future__ import annotations

@@ -210,3 +210,41 @@ def test_design_shows_the_design_of_the_changed_campaign(write_campaign, cli) ->
     assert "5 points × 2 factors" in out
     code, _, err = cli("design", "--kind", "lhs", "-d", "2", "-n", "4", "--set", "design.points=5")
     assert code == 2 and "--set: changes a campaign file, and none is given" in err
+
+
+def test_setting_one_of_backend_and_backends_replaces_the_other(write_campaign) -> None:
+    crossval = write_campaign(
+        SMALL_CAMPAIGN.replace("replications = 2", 'backends = ["sim", "emu"]')
+    )
+    narrowed = load(crossval, [parse_option("backend=sim")])
+    assert narrowed.spec.backends is None and narrowed.spec.backend == "sim"
+    single = write_campaign(
+        SMALL_CAMPAIGN.replace("replications = 2", 'backend = "sim"'), "one.toml"
+    )
+    widened = load(single, [parse_option('backends=["sim", "emu"]')])
+    assert widened.spec.backends == ["sim", "emu"]
+    # Written both ways in the file, the two keys are still refused.
+    both = write_campaign(
+        SMALL_CAMPAIGN.replace("replications = 2", 'backend = "sim"\nbackends = ["sim"]'),
+        "both.toml",
+    )
+    with pytest.raises(UserError, match="give either `backend`"):
+        load(both)
+
+
+def test_setting_a_scenario_file_replaces_the_template(write_campaign, tmp_path: Path) -> None:
+    (tmp_path / "net.toml").write_text(
+        'duration_s = 1.0\n[[links]]\nid = "a"\ncapacity_mbps = 5.0\ndelay_ms = 5.0\n'
+        'queue = { kind = "droptail", packets = 20 }\n'
+        '[[flows]]\nid = "f"\nprotocol = "tcp"\ncc = "reno"\npaths = [["a"]]\n'
+        'app = { kind = "bulk" }\n'
+    )
+    path = write_campaign(
+        SMALL_CAMPAIGN.replace("rtt_ms = [10.0, 30.0]\n", "")
+        .replace('param = "capacity_mbps[0]"', 'param = "links[a].capacity_mbps"')
+        .replace('param = "capacity_mbps[1]"', 'param = "links[a].delay_ms"')
+        .replace('levels = ["lia", "olia"]', 'levels = ["reno", "cubic"]\nparam = "flows[f].cc"')
+    )
+    campaign = load(path, [parse_option("scenario.file=net.toml")])
+    assert campaign.spec.scenario.template is None
+    assert campaign.spec.scenario.file == "net.toml"

@@ -9,6 +9,10 @@ campaign is checked exactly like a written one. ``KEY`` is a dotted path (``back
 the way are created when missing. ``VALUE`` is read as a TOML value (``2``, ``1.5``, ``true``,
 ``[50]``, ``"text"``); text that is not one — a bare word such as ``emu`` — is taken as a string.
 
+Some keys are alternatives: a campaign gives ``backend`` or ``backends``, a scenario ``template``
+or ``file``. Setting one removes the other, so ``--set backend=sim`` narrows a cross-validation
+campaign to the simulator and ``--set scenario.file=...`` replaces its template.
+
 A problem in a changed key is reported against the option that set it rather than a line of the
 file. The store keeps the file's text with the changes appended as comments (see
 :func:`annotate`), so the report and anyone reading the provenance see what the runs used.
@@ -42,6 +46,14 @@ __all__ = [
 Loc = tuple[str | int, ...]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+# Keys of which a campaign gives one or the other: setting one drops its alternative.
+_ALTERNATIVES: dict[Loc, Loc] = {
+    ("backend",): ("backends",),
+    ("backends",): ("backend",),
+    ("scenario", "template"): ("scenario", "file"),
+    ("scenario", "file"): ("scenario", "template"),
+}
 
 # The comment block `annotate` appends to a campaign's text; `stored` reads it back.
 _MARKER = "# ---- changed when run (mptcplab run --set KEY=VALUE); the runs used these values ----"
@@ -116,6 +128,7 @@ def apply(data: Mapping[str, Any], overrides: Iterable[Override], file: str) -> 
     way are created, lists are not (an element is set only where the list has one)."""
     out: dict[str, Any] = copy.deepcopy(dict(data))
     for o in overrides:
+        _drop_alternative(out, o.key)
         node: Any = out
         for depth, part in enumerate(o.key):
             holder = o.prefix(depth)
@@ -140,6 +153,18 @@ def apply(data: Mapping[str, Any], overrides: Iterable[Override], file: str) -> 
             else:
                 node = node[part]
     return out
+
+
+def _drop_alternative(doc: dict[str, Any], key: Loc) -> None:
+    alternative = _ALTERNATIVES.get(key)
+    if alternative is None:
+        return
+    *tables, last = alternative
+    node: Any = doc
+    for part in tables:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
 
 
 def _refused(o: Override, file: str, why: str) -> UserError:

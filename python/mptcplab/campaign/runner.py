@@ -194,6 +194,7 @@ def run_campaign(
         store.replace_plan(
             (t.row for t in plan.tasks),
             ((d.index, d.kind, d.factor_names, d.unit_points.tolist()) for d in plan.designs),
+            campaign=(str(campaign.path), campaign.stored_text),
         )
         runs = plan.unique_runs()
         done = store.finished_keys() & runs.keys()

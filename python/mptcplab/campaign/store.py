@@ -3,7 +3,8 @@
 Tables (``FORMAT_VERSION`` changes whenever one changes meaning; older stores are refused with a
 message rather than misread):
 
-- ``meta``: key/value pairs — ``format_version``, ``campaign`` (the campaign's name).
+- ``meta``: key/value pairs — ``format_version``, ``campaign`` (the campaign's name),
+  ``plan_campaign_path`` and ``plan_campaign_text`` (the campaign that made the current plan).
 - ``provenance``: one row per invocation of the runner — mptcplab version, git revision, backend
   and its version, host, executor, start and end times, the campaign file's path and full text.
 - ``designs``: each design's kind and unit-cube points, for the design-quality table.
@@ -430,11 +431,19 @@ class Store:
         self,
         tasks: Iterable[TaskRow],
         designs: Iterable[tuple[int, str, Sequence[str], Sequence[Sequence[float]]]],
+        campaign: tuple[str, str] | None = None,
     ) -> None:
-        """Record the campaign's current plan (its designs and tasks) in one transaction."""
+        """Record the campaign's current plan (its designs and tasks) in one transaction, with
+        the path and text of the campaign that made it (see :meth:`campaign_text`)."""
         with self._transaction() as db:
             db.execute("DELETE FROM tasks")
             db.execute("DELETE FROM designs")
+            if campaign is not None:
+                db.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    [("plan_campaign_path", campaign[0]), ("plan_campaign_text", campaign[1])],
+                )
             db.executemany(
                 "INSERT INTO designs(design, kind, factor_names, unit_points) VALUES (?,?,?,?)",
                 [
@@ -623,7 +632,12 @@ class Store:
         return [dict(zip(names, values, strict=True)) for values in cursor]
 
     def campaign_text(self) -> tuple[str, str] | None:
-        """Path and text of the campaign file of the latest runner invocation."""
+        """Path and text of the campaign that made the store's plan: the latest runner
+        invocation's, even one that found every run done (stores written before the plan kept
+        it: the latest invocation that ran something)."""
+        path, text = self.meta("plan_campaign_path"), self.meta("plan_campaign_text")
+        if path is not None and text is not None:
+            return path, text
         row = self._db.execute(
             "SELECT campaign_path, campaign_text FROM provenance ORDER BY id DESC LIMIT 1"
         ).fetchone()

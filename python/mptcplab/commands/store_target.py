@@ -39,4 +39,33 @@ def resolve_store(target: Path) -> Path:
         )
     with Store(store) as opened:
         opened.check_campaign(campaign.name, target)
+        last = opened.campaign_text()
+    if last is not None and last[1] != campaign.stored_text:
+        _warn_other_plan(target, last[1])
     return store
+
+
+def _warn_other_plan(target: Path, last_text: str) -> None:
+    """The store's plan, which the report, comparisons and exports follow, is the one its last
+    run made; say so when that run's campaign is not the file as it reads now."""
+    from mptcplab.campaign import load
+    from mptcplab.campaign.overrides import stored
+
+    changes = stored(last_text)
+    options = ", ".join(f"--set {o.dotted}={o.shown.split(' = ', 1)[-1]}" for o in changes)
+    try:
+        only_options = bool(changes) and load(target, changes).stored_text == last_text
+    except UserError:  # those options no longer apply to the file as it is
+        only_options = False
+    if only_options:
+        how = f"with {options}"
+    else:
+        how = "from a different version of the campaign file (or of its scenario file)"
+        if changes:
+            how += f", with {options}"
+    typer.secho(
+        f"warning: {target}: the store's runs were last planned {how}; this follows the "
+        f"store as that run left it (to plan it from the file as it is: mptcplab run {target})",
+        fg=typer.colors.YELLOW,
+        err=True,
+    )

@@ -301,6 +301,27 @@ def test_sigint_stops_the_campaign_and_keeps_what_finished(write_campaign, tmp_p
     assert entry["completed_runs"] == done
 
 
+def test_an_interrupt_just_after_a_commit_counts_that_run(
+    write_campaign, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mptcplab.campaign import CampaignInterrupted
+
+    path = write_campaign()
+    record = Store.record
+
+    def record_then_interrupt(self: Store, *args, **kwargs) -> None:
+        record(self, *args, **kwargs)
+        if self.counts()["done"] == 2:
+            raise KeyboardInterrupt  # Ctrl-C as the second run's commit returns
+
+    monkeypatch.setattr(Store, "record", record_then_interrupt)
+    with pytest.raises(CampaignInterrupted) as stop:
+        _run(path, jobs=1)
+    assert stop.value.summary.completed == 2
+    with Store(path.parent / "store.sqlite") as s:
+        assert s.counts()["done"] == 2
+
+
 def test_status_and_export_commands(write_campaign, cli, tmp_path) -> None:
     path = write_campaign()
     summary = _run(path, jobs=2)

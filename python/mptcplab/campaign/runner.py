@@ -247,6 +247,10 @@ def run_campaign(
         finally:
             runner.close()
             store.end_provenance(provenance)
+        # The store counts this invocation's runs in the transaction that commits each, so a
+        # Ctrl-C between a commit and the counters above does not leave one out.
+        row = next(r for r in store.provenance() if r["id"] == provenance)
+        completed, failed = int(row["completed_runs"]), int(row["failed_runs"])
         summary = RunSummary(store_path, len(runs), len(done), completed, failed, interrupted)
     if interrupted:
         raise CampaignInterrupted(summary)

@@ -74,6 +74,13 @@ def run_command(
             console,
         )
         raise SystemExit(130) from None
+    except KeyboardInterrupt:  # before the runs started, or while the workers were stopping
+        report_interrupted(
+            "[yellow]interrupted[/]: every run that finished is committed; "
+            "run the same command again to resume",
+            console,
+        )
+        raise SystemExit(130) from None
     done = summary.already_done + summary.completed
     console.print(
         f"{campaign.name}: {summary.planned} runs planned, {summary.already_done} already "

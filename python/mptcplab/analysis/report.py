@@ -284,8 +284,10 @@ def _metric_section(
         if outside:
             parts.append(
                 f'<p class="note">{outside} point medians lie outside the theoretical range '
-                f"[{low:g}, {high:g}] (with measured references: the MPTCP run beat the sum "
-                "of its single-path runs); they are shown as measured, not clipped.</p>"
+                f"[{low:g}, {high:g}] (a goodput counts data read in the measured window that "
+                "reached the receiver before the warm-up ended; with measured references, the "
+                "MPTCP run may also beat the sum of its single-path runs); they are shown as "
+                "measured, not clipped.</p>"
             )
     parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
     parts.append(_table(percentile_table(medians, metric)))

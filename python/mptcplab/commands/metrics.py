@@ -67,6 +67,11 @@ def metrics_command(
             row["description"],
         )
     command_console().print(table)
+    command_console().print(
+        "range: the theoretical one; a measured value can leave it and is not clipped (a "
+        "goodput counts data read after the warm-up that reached the receiver before it)",
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -147,7 +147,7 @@ def test_a_duration_inside_the_warm_up_names_the_warm_up(capsys, monkeypatch) ->
     wifi_3g = ROOT / "scenarios" / "two_path_wifi_3g.toml"  # warmup_s = 2
     code, _, err = run_cli(["sim", str(wifi_3g), "--duration", "1.5"], capsys, monkeypatch)
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "duration_s: expected a duration longer than the scenario's warm-up" in err
+    assert "error: --duration: expected a duration longer than the scenario's warm-up" in err
     assert "warmup_s = 2 s; got 1.5" in err
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from statistics import median
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_share
 from mptcplab.analysis.metrics import jain_index
-from mptcplab.commands.console import command_console, report_table, run_progress
+from mptcplab.commands.console import command_console, print_table, report_table, run_progress
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.scenario_options import (
     TRACE_KINDS,
@@ -30,10 +31,15 @@ from mptcplab.commands.scenario_options import (
     with_fields,
     write_report,
 )
+from mptcplab.errors import UserError
 from mptcplab.outputs import check_writable
 from mptcplab.results import FlowReport, Report
 
 T = TypeVar("T")
+
+# Rows of one flow entry in the table; past them one line sums up the rest. Drawing a row per
+# flow of a population of thousands took longer than the run (20,000 rows: 34 s).
+FLOWS_SHOWN_PER_ENTRY = 20
 
 
 def _fmt(value: float, digits: int = 2) -> str:
@@ -71,8 +77,9 @@ def flows_table(report: Report) -> Table:
     sized = any(kind_of(f.id) == "size" for f in report.flows)
     share = _fair_shares(report)
     table = report_table("flows")
-    table.add_column("flow / subflow", no_wrap=True)
-    table.add_column("protocol\ncc", no_wrap=True)
+    table.add_column("flow /\nsubflow", no_wrap=True)
+    # "mptcp cubic" may go on two lines when the console is narrow.
+    table.add_column("protocol\ncc")
     table.add_column("goodput\nMbit/s", justify="right")
     if share is not None:
         table.add_column("fair\nMbit/s", justify="right")
@@ -89,7 +96,12 @@ def flows_table(report: Report) -> Table:
         table.add_column("latency\np50/p99 ms", justify="right")
     if sized:
         table.add_column("completion\ns", justify="right")
+    shown: dict[str, int] = {}  # entry id -> its flows given a row so far
     for flow in report.flows:
+        entry = flow.id.split("#", 1)[0]
+        shown[entry] = shown.get(entry, 0) + 1
+        if shown[entry] > FLOWS_SHOWN_PER_ENTRY:
+            continue
         row = [
             flow.id,
             f"{flow.protocol} {flow.cc}",
@@ -124,7 +136,27 @@ def flows_table(report: Report) -> Table:
             ]
             sub_row += [""] * (int(blocks) + int(sized))
             table.add_row(*sub_row)
+    rest = [
+        _rest_of_entry(report, entry)
+        for entry, count in shown.items()
+        if count > FLOWS_SHOWN_PER_ENTRY
+    ]
+    if rest:
+        table.caption = "\n".join(rest)
+        table.caption_justify = "left"
     return table
+
+
+def _rest_of_entry(report: Report, entry: str) -> str:
+    """The line that stands for the flows of ``entry`` past the first
+    :data:`FLOWS_SHOWN_PER_ENTRY`."""
+    rest = report.group(entry)[FLOWS_SHOWN_PER_ENTRY:]
+    goodputs = [f.goodput_mbps for f in rest]
+    spread = " / ".join(_fmt(v, 3) for v in (min(goodputs), median(goodputs), max(goodputs)))
+    return (
+        f"{entry}: {len(rest):,} more flows ({rest[0].id} … {rest[-1].id}), goodput min / median "
+        f"/ max {spread} Mbit/s; --json has every flow"
+    )
 
 
 def groups_table(report: Report) -> Table | None:
@@ -195,6 +227,10 @@ def traces_note(report: Report) -> str | None:
             parts.append(f"{name} {len(series)} × {len(t.time_s)} samples")
     if t.blocks:
         parts.append(f"blocks {sum(len(b.done_s) for b in t.blocks)} latencies")
+    elif "blocks" in report.scenario.trace and all(
+        f.app.kind != "blocks" for f in report.scenario.flows
+    ):
+        parts.append('no blocks (no flow has a blocks application, app.kind = "blocks")')
     held = ", ".join(parts) if parts else "nothing (no sample fell in the run)"
     return f"traces (in the JSON report: --json or -o FILE): {held}"
 
@@ -202,13 +238,13 @@ def traces_note(report: Report) -> str | None:
 def print_report(report: Report, console: Console | None = None) -> None:
     if console is None:
         console = command_console()
-    console.print(flows_table(report))
+    print_table(console, flows_table(report))
     console.print()
     groups = groups_table(report)
     if groups is not None:
-        console.print(groups)
+        print_table(console, groups)
         console.print()
-    console.print(links_table(report))
+    print_table(console, links_table(report))
     console.print()
     console.print(footer(report), style="dim", highlight=False)
     note = traces_note(report)
@@ -277,17 +313,24 @@ def sim_command(
                     scenario, seed=seed, duration_s=duration, trace=traces, progress=progress
                 )
             )
+    except UserError as exc:
+        if duration is not None and exc.field == "duration_s" and exc.file is None:
+            # The value is --duration's, not the file's: name the option the user typed.
+            raise UserError(exc.detail, field="--duration") from None
+        raise
     except sim.SimulatorUnavailable as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         report_interrupted()
         _exit_abandoning_the_run(130)
-    text = report.to_json(indent=2)
-    write_report(text, output)
-    if json_out:
-        sys.stdout.write(text + "\n")
-    else:
+    if json_out or output is not None:
+        # Only when asked for: a long trace takes longer to write out than to simulate.
+        text = report.to_json(indent=2)
+        write_report(text, output)
+        if json_out:
+            sys.stdout.write(text + "\n")
+    if not json_out:
         print_report(report)
 
 

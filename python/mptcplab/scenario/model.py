@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 __all__ = [
@@ -402,7 +410,9 @@ class FlowSpec(_Model):
     never shrinking), capped by ``sndbuf_max_bytes``."""
     sndbuf_max_bytes: U64 | None = None
     """Cap of the auto-tuned send buffer, bytes. Default 4 MiB."""
-    count: U32 = 1
+    # No lower bound here: _check_count says a count ≥ 1 for any value below, zero and negative
+    # alike (a bound of 0 here said "a value ≥ 0" for -1, then 0 was refused).
+    count: Annotated[int, Field(le=_U32_MAX)] = 1
     """Number of identical flows; they appear as ``id#0`` … ``id#N-1``. Default 1."""
     app: AppSpec = Field(default_factory=BulkApp)
     """What the application does: ``bulk`` (default), ``blocks`` or ``size``."""
@@ -428,6 +438,14 @@ class FlowSpec(_Model):
     """MPTCP: opportunistic retransmission of the head-of-line segment. Default true."""
     tcp: TcpOptions = Field(default_factory=TcpOptions)
     """Transport details (defaults follow Linux)."""
+
+    @field_validator("count")
+    @classmethod
+    def _check_count(cls, count: int) -> int:
+        if count < 1:
+            # Zero gets scenario.rs's words; a negative count never reaches it (a u32).
+            raise _invalid("", "expected a count ≥ 1" + (f", got {count}" if count else ""))
+        return count
 
     @model_validator(mode="after")
     def _check(self) -> FlowSpec:
@@ -460,8 +478,6 @@ class FlowSpec(_Model):
             v = getattr(self, name)
             if v is not None and v < MSS_BYTES:
                 raise _invalid(name, f"expected at least one segment ({MSS_BYTES} bytes), got {v}")
-        if self.count == 0:
-            raise _invalid("count", "expected a count ≥ 1")
         _finite_at_least(self.start_s, 0.0, "start_s", "seconds ≥ 0")
         if self.stop_s is not None and not (
             math.isfinite(self.stop_s) and self.stop_s > self.start_s

@@ -3,14 +3,16 @@ another? Each pair of levels compared point by point, as in the report, in the t
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mptcplab.commands.console import command_console, report_table
+from mptcplab.commands.console import command_console, print_table, report_table
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
@@ -72,6 +74,8 @@ def compare_command(
                 field="--metric",
             )
     store = resolve_store(target)
+    if metric:
+        _refuse_what_the_store_cannot_hold(store, metric)
     comparisons = variant_comparisons(store, metric)
     if csv is not None:
         _write_csv(comparisons, csv)
@@ -107,7 +111,55 @@ def compare_command(
                 _p(row["p_adjusted"]),
                 row["verdict"],
             )
-        console.print(table)
+        print_table(console, table)
+
+
+def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -> None:
+    """The checks loading a campaign makes of its own metrics (spec.py's check_metric, plan.py's
+    flow-entry check), made of --metric against the store: a known name the store's runs cannot
+    have would otherwise compare nothing and print a table of "no common points"."""
+    from mptcplab.analysis.metrics import FLOW_PLACEHOLDER, REFERENCE_METRICS, flow_metric
+    from mptcplab.campaign.store import Store
+
+    with Store(store_path) as store:
+        rows = store.task_rows()
+        has_references = any(r["role"] == "reference" for r in rows)
+        flows: set[str] = set()
+        if any(flow_metric(name) is not None for name in names):
+            # Qualitative levels may change the flows, quantitative factors cannot: one finished
+            # run of each variant has every flow entry the store holds.
+            seen: set[str] = set()
+            for r in rows:
+                label = json.dumps(r["variant"], sort_keys=True)
+                if r["role"] != "main" or r["status"] != "done" or label in seen:
+                    continue
+                seen.add(label)
+                scenario = store.scenario(r["run_key"]) or {}
+                flows.update(str(f.get("id")) for f in scenario.get("flows", ()))
+    listed = ", ".join(sorted(flows))
+    for name in names:
+        found = flow_metric(name)
+        if found is not None and found[1] == FLOW_PLACEHOLDER:
+            example = sorted(flows)[0] if flows else "type2"
+            raise UserError(
+                f"write a flow entry's id in place of {FLOW_PLACEHOLDER}, e.g. "
+                f"'{found[0].prefix}.{example}' for the users of flow entry '{example}'"
+                + (f"; the store's flow entries: {listed}" if flows else ""),
+                field="--metric",
+            )
+        # No finished run, no flow entries known: nothing to compare either way.
+        if found is not None and flows and found[1] not in flows:
+            raise UserError(
+                f"metric '{name}' names flow entry '{found[1]}', which the campaign's "
+                f"scenarios do not have; their flow entries: {listed}",
+                field="--metric",
+            )
+        if name in REFERENCE_METRICS and not has_references:
+            raise UserError(
+                f"metric '{name}' compares with single-path TCP runs, which the store does not "
+                "hold: its campaign has no reference_runs = true",
+                field="--metric",
+            )
 
 
 def _write_csv(comparisons: dict[str, pd.DataFrame], out: Path) -> None:

@@ -18,7 +18,7 @@ import typer
 from rich.table import Table
 
 from mptcplab.commands.campaign_file import SetOption, load_campaign
-from mptcplab.commands.console import command_console, run_progress
+from mptcplab.commands.console import command_console, print_table, run_progress
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
@@ -42,6 +42,14 @@ _QUALITY_ROWS = (
     ("mindist_2d_worst", "worst 2-D projection mindist"),
 )
 
+# The campaign keys behind the unit-cube options (--dims has none: it is the factor count).
+_CAMPAIGN_KEYS = {
+    "--kind": "design.kind=KIND",
+    "--points": "design.points=N",
+    "--seed": "seed=N",
+    "--option": "design.options.KEY=VALUE",
+}
+
 
 def _parse_options(options: list[str]) -> dict[str, Any]:
     parsed: dict[str, Any] = {}
@@ -61,7 +69,9 @@ def quality_table(points: np.ndarray) -> Table:
 
     table = Table("measure", "value", title="design quality (unit cube)", title_justify="left")
     if points.shape[0] < 2:
-        table.add_row("n", str(points.shape[0]))
+        # The measures need two points; the size is still worth showing, under its usual names.
+        table.add_row("points", str(points.shape[0]))
+        table.add_row("dimensions", str(points.shape[1]))
         return table
     q = quality(points, projections=points.shape[1] >= 2)
     for key, label in _QUALITY_ROWS:
@@ -94,14 +104,23 @@ def design_command(
     ] = None,
     dims: Annotated[int | None, typer.Option("--dims", "-d", min=1, help="Dimensions.")] = None,
     points: Annotated[int | None, typer.Option("--points", "-n", min=1, help="Points.")] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            min=0,
+            help="Random seed of a unit-cube design (default 1). A campaign's design has the "
+            "campaign's seed: --set seed=N changes it.",
+        ),
+    ] = None,
     option: Annotated[
         list[str] | None,
         typer.Option("--option", help="Engine option KEY=VALUE (repeatable), e.g. levels=3."),
     ] = None,
     design_index: Annotated[
-        int, typer.Option("--design", min=0, help="Which of the campaign's designs.")
-    ] = 0,
+        int | None,
+        typer.Option("--design", min=0, help="Which of the campaign's designs (default 0)."),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Save the points as CSV.", parser=path_value),
@@ -120,7 +139,7 @@ def design_command(
     if changes and campaign_file is None:
         raise UserError("changes a campaign file, and none is given", field="--set")
     if campaign_file is not None:
-        from mptcplab.campaign.plan import design_points
+        from mptcplab.campaign import build_plan
 
         given = [
             name
@@ -128,24 +147,34 @@ def design_command(
                 ("--kind", kind),
                 ("--dims", dims),
                 ("--points", points),
+                ("--seed", seed),
                 ("--option", option),
             )
-            if v
+            if v is not None and v != []
         ]
         if given:
+            hint = ", ".join(f"--set {_CAMPAIGN_KEYS[n]}" for n in given if n in _CAMPAIGN_KEYS)
             raise UserError(
-                f"{', '.join(given)} cannot be combined with a campaign file (it sets them)",
+                f"{', '.join(given)} cannot be combined with a campaign file (it sets "
+                f"{'them' if len(given) > 1 else 'it'})"
+                + (f"; to change the campaign's: {hint}" if hint else ""),
                 field=given[0],
             )
         campaign = load_campaign(campaign_file, changes)
+        design_index = design_index or 0
         if design_index >= campaign.spec.design.designs:
             raise UserError(
                 f"the campaign has {campaign.spec.design.designs} design(s); expected "
                 f"--design < {campaign.spec.design.designs}",
                 field="--design",
             )
-        with _stage(f"generating design {design_index} ({campaign.spec.design.kind})"):
-            design = design_points(campaign, design_index)
+        # The whole plan, as `status` and `run` build it: what only its scenarios reveal (a
+        # level or a --set value the template rejects) must stop here too, not at the first run.
+        # The backends' versions only enter the run keys, never shown here, so a campaign whose
+        # backend is not built on this machine still shows its design.
+        with _stage(f"planning the campaign ({campaign.spec.design.kind} design)"):
+            plan = build_plan(campaign, versions=dict.fromkeys(campaign.backend_names, "?"))
+        design = plan.designs[design_index]
         unit = design.unit_points
         frame = pd.DataFrame(design.values)
         frame.insert(0, "point", range(len(frame)))
@@ -160,6 +189,11 @@ def design_command(
         from mptcplab.design import generate
         from mptcplab.design.generate import ENGINES
 
+        if design_index is not None:
+            raise UserError(
+                "--design chooses one of a campaign's designs; it needs a campaign file",
+                field="--design",
+            )
         if kind is None or dims is None:
             raise UserError(
                 "give a campaign file, or --kind and --dims (and --points)", field="design"
@@ -169,18 +203,24 @@ def design_command(
             raise UserError(f"a {kind} design needs its number of points", field="--points")
         try:
             with _stage(f"generating a {kind} design"):
-                unit = generate(kind, dims, points, rng=seed, **_parse_options(option or []))
+                unit = generate(
+                    kind,
+                    dims,
+                    points,
+                    rng=1 if seed is None else seed,
+                    **_parse_options(option or []),
+                )
         except ValueError as exc:
             raise UserError(str(exc)) from None
         frame = pd.DataFrame(unit, columns=[f"x{j}" for j in range(unit.shape[1])])
         frame.insert(0, "point", range(len(frame)))
         shown = frame
     if show:
-        console.print(_frame_table(shown, show))
+        print_table(console, _frame_table(shown, show))
     if unit.shape[1] >= 1:
         with _stage("measuring its quality"):
             table = quality_table(unit)
-        console.print(table)
+        print_table(console, table)
     if output is not None:
         with writing(output, "the design"):
             frame.to_csv(output, index=False)

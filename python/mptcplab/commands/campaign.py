@@ -13,7 +13,7 @@ from rich.table import Table
 
 from mptcplab.campaign.store import Store
 from mptcplab.commands.campaign_file import SetOption, load_campaign
-from mptcplab.commands.console import command_console
+from mptcplab.commands.console import command_console, print_table
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
@@ -161,7 +161,7 @@ def _print_status(
             lines = error.splitlines() if error else [""]
             more = f" (+{len(lines) - 1} more lines in the store)" if len(lines) > 1 else ""
             table.add_row(key[:12], lines[0] + more)
-        console.print(table)
+        print_table(console, table)
 
 
 def export_command(

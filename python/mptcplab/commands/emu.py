@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mptcplab.commands.console import command_console, report_table, run_progress
+from mptcplab.commands.console import command_console, print_table, report_table, run_progress
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.scenario_options import (
     DurationOption,
@@ -61,7 +61,7 @@ def fidelity_table(report: dict[str, Any]) -> Table:
 
 def print_fidelity(report: dict[str, Any], console: Console) -> None:
     fid = report["fidelity"]
-    console.print(fidelity_table(report))
+    print_table(console, fidelity_table(report))
     rt = "real-time" if fid["realtime_scheduling"] else "ordinary scheduling"
     console.print(
         f"linkem CPU {fid['linkem_cpu_percent']:.1f}% of a core ({rt}) · "

@@ -144,6 +144,20 @@ SEMANTIC: list[Bad] = [
         "links[0].delay_ms",
         "expected a delay in ms ≥ 0, got -0.5",
     ),
+    Bad(
+        "delay beyond the clock",
+        link(delay_ms=1e300),
+        "links[0].delay_ms",
+        "expected a delay of at most 10000000000000 ms (the clock counts nanoseconds in 64 "
+        "bits), got 1" + "0" * 300,
+    ),
+    Bad(
+        "jitter beyond the clock",
+        link(jitter_ms=2e13),
+        "links[0].jitter_ms",
+        "expected a jitter of at most 10000000000000 ms (the clock counts nanoseconds in 64 "
+        "bits), got 20000000000000",
+    ),
     Bad("loss of one", link(loss=1.0), "links[0].loss", "expected a probability in [0, 1), got 1"),
     Bad(
         "negative loss",

@@ -469,6 +469,23 @@ fn finite_at_least(v: f64, min: f64, field: String, what: &str) -> Result<(), Sc
 /// duration would silently end at the clock's limit instead.
 pub const MAX_DURATION_S: f64 = 1e10;
 
+/// Longest link delay or jitter, ms: the clock's limit, as for [`MAX_DURATION_S`]; a longer
+/// one would silently become the clock's end and the run carry nothing.
+pub const MAX_DELAY_MS: f64 = MAX_DURATION_S * 1e3;
+
+fn within_clock_ms(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
+    if v > MAX_DELAY_MS {
+        return Err(err(
+            field,
+            format!(
+                "expected {what} of at most {MAX_DELAY_MS} ms (the clock counts nanoseconds in \
+                 64 bits), got {v}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Shortest run, seconds: below a millisecond no packet crosses a link of the scenario's kind
 /// and the rates of the report divide by a period that rounds to nothing.
 pub const MIN_DURATION_S: f64 = 1e-3;
@@ -552,6 +569,7 @@ impl Scenario {
             }
             positive(l.capacity_mbps, f("capacity_mbps"), "a capacity in Mbit/s")?;
             finite_at_least(l.delay_ms, 0.0, f("delay_ms"), "a delay in ms ≥ 0")?;
+            within_clock_ms(l.delay_ms, f("delay_ms"), "a delay")?;
             if !(0.0..1.0).contains(&l.loss) {
                 return Err(err(
                     f("loss"),
@@ -559,6 +577,7 @@ impl Scenario {
                 ));
             }
             finite_at_least(l.jitter_ms, 0.0, f("jitter_ms"), "a jitter in ms ≥ 0")?;
+            within_clock_ms(l.jitter_ms, f("jitter_ms"), "a jitter")?;
             if let Some(c) = l.reverse_capacity_mbps {
                 positive(c, f("reverse_capacity_mbps"), "a capacity in Mbit/s")?;
             }

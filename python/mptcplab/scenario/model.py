@@ -115,6 +115,8 @@ def _invalid(field: str, message: str) -> PydanticCustomError:
 # Longest run, seconds (crates/mpsim/src/scenario.rs, MAX_DURATION_S): the simulator's clock
 # holds nanoseconds in 64 bits, about 584 years.
 MAX_DURATION_S = 1e10
+# Longest link delay or jitter, ms (scenario.rs, MAX_DELAY_MS): the same clock limit.
+MAX_DELAY_MS = MAX_DURATION_S * 1e3
 # Shortest run, seconds (scenario.rs, MIN_DURATION_S): the report's rates divide by the run.
 MIN_DURATION_S = 1e-3
 # Most flows of a run, each of an entry's `count` counted (scenario.rs, MAX_FLOWS).
@@ -139,6 +141,15 @@ def _num(v: float) -> str:
 def _finite_at_least(v: float, minimum: float, field: str, what: str) -> None:
     if not math.isfinite(v) or v < minimum:
         raise _invalid(field, f"expected {what}, got {_num(v)}")
+
+
+def _within_clock_ms(v: float, field: str, what: str) -> None:
+    if v > MAX_DELAY_MS:
+        raise _invalid(
+            field,
+            f"expected {what} of at most {_num(MAX_DELAY_MS)} ms (the clock counts nanoseconds "
+            f"in 64 bits), got {_num(v)}",
+        )
 
 
 def _positive(v: float, field: str, what: str) -> None:
@@ -373,9 +384,11 @@ class LinkSpec(_Model):
             raise _invalid("id", "expected a non-empty link id")
         _positive(self.capacity_mbps, "capacity_mbps", "a capacity in Mbit/s")
         _finite_at_least(self.delay_ms, 0.0, "delay_ms", "a delay in ms ≥ 0")
+        _within_clock_ms(self.delay_ms, "delay_ms", "a delay")
         if not (0.0 <= self.loss < 1.0):
             raise _invalid("loss", f"expected a probability in [0, 1), got {_num(self.loss)}")
         _finite_at_least(self.jitter_ms, 0.0, "jitter_ms", "a jitter in ms ≥ 0")
+        _within_clock_ms(self.jitter_ms, "jitter_ms", "a jitter")
         if self.reverse_capacity_mbps is not None:
             _positive(self.reverse_capacity_mbps, "reverse_capacity_mbps", "a capacity in Mbit/s")
         if self.reverse_queue is not None and self.reverse_capacity_mbps is None:

@@ -7,14 +7,12 @@ from __future__ import annotations
 import io
 import re
 import statistics
-import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from mptcplab import sim
-from mptcplab.cli import main
 from mptcplab.commands.sim import FLOWS_SHOWN_PER_ENTRY, print_report
 from mptcplab.results import Report
 from mptcplab.scenario.field_paths import ScenarioFile
@@ -24,17 +22,6 @@ DEFAULT = ROOT / "scenarios" / "default.toml"
 WIFI_3G = ROOT / "scenarios" / "two_path_wifi_3g.toml"
 LOSSY = ROOT / "scenarios" / "lossy_paths.toml"
 pytestmark = pytest.mark.skipif(not sim.available(), reason="simulator extension not built")
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch) -> tuple:
-    monkeypatch.setattr(sys, "argv", ["mptcplab", *argv])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def printed(report: Report, width: int) -> str:
@@ -75,19 +62,17 @@ def test_flows_past_the_first_of_an_entry_are_summed_up_from_the_report() -> Non
     assert len(report.flows) == count  # the report itself keeps every flow
 
 
-def test_the_json_report_keeps_every_flow(capsys, monkeypatch) -> None:
+def test_the_json_report_keeps_every_flow(cli) -> None:
     count = FLOWS_SHOWN_PER_ENTRY + 5
-    code, out, err = run_cli(
-        ["sim", str(DEFAULT), "--json", "--duration", "2", "--set", f"flows[0].count={count}"],
-        capsys,
-        monkeypatch,
+    code, out, err = cli(
+        "sim", str(DEFAULT), "--json", "--duration", "2", "--set", f"flows[0].count={count}"
     )
     assert code == 0, err
     assert len(Report.from_json(out).flows) == count
 
 
-def test_a_duration_under_the_warm_up_is_blamed_on_the_option(capsys, monkeypatch) -> None:
-    code, out, err = run_cli(["sim", str(LOSSY), "--duration", "5"], capsys, monkeypatch)
+def test_a_duration_under_the_warm_up_is_blamed_on_the_option(cli) -> None:
+    code, out, err = cli("sim", str(LOSSY), "--duration", "5")
     assert (code, out) == (2, "")
     assert err.strip() == (
         "error: --duration: expected a duration longer than the scenario's warm-up, "
@@ -96,35 +81,35 @@ def test_a_duration_under_the_warm_up_is_blamed_on_the_option(capsys, monkeypatc
 
 
 @pytest.mark.parametrize("value", ["-1", "0"])
-def test_a_count_below_one_is_refused_as_such(value: str, capsys, monkeypatch) -> None:
+def test_a_count_below_one_is_refused_as_such(value: str, cli) -> None:
     argv = ["sim", str(DEFAULT), "--set", f"flows[0].count={value}"]
-    code, out, err = run_cli(argv, capsys, monkeypatch)
+    code, out, err = cli(*argv)
     assert (code, out) == (2, "")
     assert err.startswith(f"error: --set flows[0].count={value}: expected a count ≥ 1")
 
 
-def test_a_count_below_one_in_a_json_file(tmp_path: Path, capsys, monkeypatch) -> None:
+def test_a_count_below_one_in_a_json_file(tmp_path: Path, cli) -> None:
     path = tmp_path / "negative.json"
     path.write_text(
         '{"duration_s": 2, "links": [{"id": "l", "capacity_mbps": 1, "delay_ms": 1}],\n'
         ' "flows": [{"id": "f", "protocol": "tcp", "paths": [["l"]],\n'
         '            "count": -1}]}\n'
     )
-    code, out, err = run_cli(["sim", str(path)], capsys, monkeypatch)
+    code, out, err = cli("sim", str(path))
     assert (code, out) == (2, "")
     assert err.strip() == f"error: {path}:3: flows[0].count: expected a count ≥ 1, got -1"
 
 
-def test_a_blocks_trace_without_a_blocks_flow_says_so(capsys, monkeypatch) -> None:
+def test_a_blocks_trace_without_a_blocks_flow_says_so(cli) -> None:
     argv = ["sim", str(DEFAULT), "--duration", "1", "--trace", "blocks"]
-    code, out, err = run_cli(argv, capsys, monkeypatch)
+    code, out, err = cli(*argv)
     assert code == 0, err
     note = out.strip().splitlines()[-1]
     assert "no flow has a blocks application" in note
     assert "no sample fell" not in note
 
 
-def test_tables_do_not_serialize_the_report(capsys, monkeypatch) -> None:
+def test_tables_do_not_serialize_the_report(cli, monkeypatch) -> None:
     """A long trace took longer to write as JSON than to simulate, and nobody read it."""
 
     def refuse(self: Report, **_: object) -> str:
@@ -132,6 +117,6 @@ def test_tables_do_not_serialize_the_report(capsys, monkeypatch) -> None:
 
     monkeypatch.setattr(Report, "to_json", refuse)
     argv = ["sim", str(DEFAULT), "--duration", "1", "--trace", "cwnd"]
-    code, out, err = run_cli(argv, capsys, monkeypatch)
+    code, out, err = cli(*argv)
     assert code == 0, err
     assert "cwnd 1 ×" in out

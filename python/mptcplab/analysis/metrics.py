@@ -17,7 +17,7 @@ analysis layer, which has those runs at hand; they are listed in ``REFERENCE_MET
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -552,6 +552,19 @@ def flow_metric(name: str) -> tuple[FlowMetric, str] | None:
     if family is None or not dot or not flow or "#" in flow:
         return None
     return family, flow
+
+
+def unknown_flow_entry(name: str, flows: Iterable[str]) -> str | None:
+    """Why the flow-entry metric ``name`` cannot be had from scenarios whose flow entries are
+    ``flows``; None when it can, or is no flow-entry metric."""
+    found = flow_metric(name)
+    known = sorted(set(flows))
+    if found is None or found[1] in known:
+        return None
+    return (
+        f"metric '{name}' names flow entry '{found[1]}', which the campaign's scenarios do not "
+        f"have; their flow entries: {', '.join(known)}"
+    )
 
 
 def is_metric_name(name: str) -> bool:

@@ -327,19 +327,15 @@ def _check_size(campaign: Campaign, designs: Sequence[DesignPoints], backends: i
 
 def _check_flow_metrics(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:
     """A flow-entry metric (``user_goodput_mbps.type2``) must name a flow entry of the runs."""
-    from mptcplab.analysis.metrics import flow_metric
+    from mptcplab.analysis.metrics import unknown_flow_entry
 
-    flows = sorted({f["id"] for run in runs for f in run.scenario["flows"]})
+    flows = {f["id"] for run in runs for f in run.scenario["flows"]}
     named = [(m, ("metrics", i)) for i, m in enumerate(campaign.spec.metrics)]
     named += [(e.metric, ("published", i, "metric")) for i, e in enumerate(campaign.spec.published)]
     for metric, loc in named:
-        found = flow_metric(metric)
-        if found is not None and found[1] not in flows:
-            raise UserError(
-                f"metric '{metric}' names flow entry '{found[1]}', which the campaign's "
-                f"scenarios do not have; their flow entries: {', '.join(flows)}",
-                **campaign.where(*loc),
-            )
+        problem = unknown_flow_entry(metric, flows)
+        if problem is not None:
+            raise UserError(problem, **campaign.where(*loc))
 
 
 def _check_published_settings(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:

@@ -218,7 +218,7 @@ def run_campaign(
             campaign_path=str(campaign.path),
             campaign_text=campaign.stored_text,
         )
-        completed = failed = 0
+        failed = 0  # for the bar; the summary's counts come from the store
         interrupted = False
         bar = _progress(console, progress)
         try:
@@ -239,7 +239,6 @@ def run_campaign(
                         backend_version=backends[run.backend][1],
                         provenance_id=provenance,
                     )
-                    completed += outcome.ok
                     failed += not outcome.ok
                     bar.update(bar_task, advance=1, failed=failed)
         except KeyboardInterrupt:
@@ -248,7 +247,7 @@ def run_campaign(
             runner.close()
             store.end_provenance(provenance)
         # The store counts this invocation's runs in the transaction that commits each, so a
-        # Ctrl-C between a commit and the counters above does not leave one out.
+        # Ctrl-C between a commit and the bar's counter does not leave one out.
         row = next(r for r in store.provenance() if r["id"] == provenance)
         completed, failed = int(row["completed_runs"]), int(row["failed_runs"])
         summary = RunSummary(store_path, len(runs), len(done), completed, failed, interrupted)

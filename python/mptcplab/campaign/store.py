@@ -130,6 +130,12 @@ def _schema_columns() -> dict[str, list[str]]:
         db.close()
 
 
+_SET_META = (
+    "INSERT INTO meta(key, value) VALUES (?, ?) "
+    "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -391,11 +397,7 @@ class Store:
 
     def _set_meta(self, key: str, value: str) -> None:
         with self._transaction() as db:
-            db.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+            db.execute(_SET_META, (key, value))
 
     def meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -440,8 +442,7 @@ class Store:
             db.execute("DELETE FROM designs")
             if campaign is not None:
                 db.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?) "
-                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    _SET_META,
                     [("plan_campaign_path", campaign[0]), ("plan_campaign_text", campaign[1])],
                 )
             db.executemany(

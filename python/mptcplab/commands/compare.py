@@ -118,7 +118,12 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
     """The checks loading a campaign makes of its own metrics (spec.py's check_metric, plan.py's
     flow-entry check), made of --metric against the store: a known name the store's runs cannot
     have would otherwise compare nothing and print a table of "no common points"."""
-    from mptcplab.analysis.metrics import FLOW_PLACEHOLDER, REFERENCE_METRICS, flow_metric
+    from mptcplab.analysis.metrics import (
+        FLOW_PLACEHOLDER,
+        REFERENCE_METRICS,
+        flow_metric,
+        unknown_flow_entry,
+    )
     from mptcplab.campaign.store import Store
 
     with Store(store_path) as store:
@@ -148,12 +153,9 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
                 field="--metric",
             )
         # No finished run, no flow entries known: nothing to compare either way.
-        if found is not None and flows and found[1] not in flows:
-            raise UserError(
-                f"metric '{name}' names flow entry '{found[1]}', which the campaign's "
-                f"scenarios do not have; their flow entries: {listed}",
-                field="--metric",
-            )
+        problem = unknown_flow_entry(name, flows) if flows else None
+        if problem is not None:
+            raise UserError(problem, field="--metric")
         if name in REFERENCE_METRICS and not has_references:
             raise UserError(
                 f"metric '{name}' compares with single-path TCP runs, which the store does not "

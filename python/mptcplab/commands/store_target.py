@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -52,7 +53,10 @@ def _warn_other_plan(target: Path, last_text: str) -> None:
     from mptcplab.campaign.overrides import stored
 
     changes = stored(last_text)
-    options = ", ".join(f"--set {o.dotted}={o.shown.split(' = ', 1)[-1]}" for o in changes)
+    # As annotate() wrote them, and as --set reads them back.
+    options = ", ".join(
+        f"--set {o.dotted}={json.dumps(o.value, ensure_ascii=False)}" for o in changes
+    )
     try:
         only_options = bool(changes) and load(target, changes).stored_text == last_text
     except UserError:  # those options no longer apply to the file as it is

@@ -34,7 +34,7 @@ FORMAT_VERSION = 1
 
 
 class _Part(BaseModel):
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow")
 
 
 class LatencySummary(_Part):

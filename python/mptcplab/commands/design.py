@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
@@ -24,7 +23,9 @@ from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
 if TYPE_CHECKING:
-    # pandas takes half a second to import; every command line pays for what cli imports.
+    # numpy and pandas take a fifth and half a second to import; every command line pays for
+    # what cli imports.
+    import numpy as np
     import pandas as pd
 
 _QUALITY_ROWS = (

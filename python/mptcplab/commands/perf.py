@@ -11,7 +11,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -426,6 +425,8 @@ def matrix_command(
     if not records:
         raise UserError("no perf records in " + ", ".join(map(str, files)))
     matrix = print_matrix(records, command_console())
+    import numpy as np  # here: every command line pays for what cli imports
+
     if png is not None and not np.isfinite(matrix["log_gain"].to_numpy(dtype=float)).any():
         raise UserError(
             "no relation has a gain to draw (none has both a TCP and an MPTCP transfer "

@@ -8,13 +8,12 @@ import sys
 import threading
 from collections.abc import Callable
 from statistics import median
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from mptcplab.analysis.fairshare import FairShare, compares_with_goodput, fair_share
 from mptcplab.analysis.metrics import jain_index
 from mptcplab.commands.console import command_console, print_table, report_table, run_progress
 from mptcplab.commands.interruption import report_interrupted
@@ -34,6 +33,10 @@ from mptcplab.commands.scenario_options import (
 from mptcplab.errors import UserError
 from mptcplab.outputs import check_writable
 from mptcplab.results import FlowReport, Report
+
+if TYPE_CHECKING:
+    # The fair shares need numpy, a fifth of a second to import: imported when a table is drawn.
+    from mptcplab.analysis.fairshare import FairShare
 
 T = TypeVar("T")
 
@@ -55,6 +58,8 @@ def _latency(flow: FlowReport) -> str:
 def _fair_shares(report: Report) -> FairShare | None:
     """The max-min fair shares, when they apply: they take every flow as active through the
     measurement window."""
+    from mptcplab.analysis.fairshare import compares_with_goodput, fair_share
+
     return fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
 
 

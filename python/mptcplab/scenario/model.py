@@ -34,6 +34,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from mptcplab.scenario.field_docs import field_doc
+
 __all__ = [
     "DEFAULT_BUFFER_CAP_BYTES",
     "HEADER_BYTES",
@@ -98,11 +100,8 @@ Path = Annotated[list[str], Strict(False)]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        use_attribute_docstrings=True,
-    )
+    # The fields' docstrings are read when a message needs one (field_docs.py).
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def _invalid(field: str, message: str) -> PydanticCustomError:
@@ -818,10 +817,10 @@ def _describe(error: Any, root: type[BaseModel]) -> Issue:
         models = _model_at(raw_loc[:-1], root)
         desc = ""
         for m in models:
-            info = m.model_fields.get(name)
-            if info is not None and info.description:
+            doc = field_doc(m, name) if name in m.model_fields else None
+            if doc:
                 # The docstring's literals (``tcp``) read as quoted values in a message.
-                desc = info.description.split("\n")[0].rstrip(".").replace("``", "'")
+                desc = doc.split("\n")[0].rstrip(".").replace("``", "'")
                 break
         return Issue(loc, f"missing field '{name}'" + (f": {desc}" if desc else ""))
     if kind == "literal_error":

@@ -37,9 +37,11 @@ implementation", ToN 2016 for BALIA), each beside the simulator's figure for the
   of a running ``mptcplab emu`` and ``mptcplab clean``, none either.
 
 Runs take 16-20 s, those on lossy paths 40 s; the variants a test compares run side by side
-(about 2 minutes for the file).
-Rates stay at 10 Mbit/s or below per link so the link emulator keeps up; a run it could not
-keep up with is run again, and the test is skipped, not passed, if it could not keep up twice.
+(about 2.5 minutes for the file).
+Rates stay at 10 Mbit/s or below per link (the shared bottleneck's 40 Mbit/s is not filled: its
+four connections and four TCP flows are loss-limited to about 2 Mbit/s each) so the link
+emulator keeps up; a run it could not keep up with is run again, and the test is skipped, not
+passed, if it could not keep up twice.
 Skipped with the reason when not root, without the emulator or without BPF struct_ops
 congestion control.
 """
@@ -94,11 +96,11 @@ def _run_side_by_side(
     scenarios: list[dict[str, Any]],
 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(emulator report, simulator report) of each scenario, the emulator runs at the same
-    time: each has its own namespaces and link emulator and every link here carries at most
-    10 Mbit/s. A run the emulator itself slowed down (releases late; a busy host) is no
-    evidence either way: those runs are tried once more, again side by side, and the test is
-    skipped if one is slowed again. A coupled controller's registration serves every run (they
-    use the same options), and none is unregistered while another run is alive."""
+    time: each has its own namespaces and link emulator. A run the emulator itself slowed down
+    (releases late; a busy host) is no evidence either way: those runs are tried once more,
+    again side by side, and the test is skipped if one is slowed again. A coupled controller's
+    registration serves every run (they use the same options), and none is unregistered while
+    another run is alive."""
 
     def emulate_all(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         with ThreadPoolExecutor(max_workers=len(batch)) as pool:

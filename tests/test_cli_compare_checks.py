@@ -78,3 +78,14 @@ def test_a_reference_metric_of_a_store_without_reference_runs_is_refused(cli, st
         "error: --metric: metric 'log_gain' compares with single-path TCP runs, which the "
         "store does not hold: its campaign has no reference_runs = true"
     )
+
+
+def test_a_metric_no_finished_run_has_a_value_of_is_refused_with_its_need(cli, store: Path) -> None:
+    code, out, err = cli("compare", str(store), "-m", "block_latency_p50_ms")
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        "error: --metric: metric 'block_latency_p50_ms' has no value in any finished run of the "
+        'store: it needs a flow writing blocks (app = { kind = "blocks" })'
+    )
+    code, out, err = cli("compare", str(store), "-m", "jain_fairness")
+    assert code == 2 and "it needs two flows or more" in err

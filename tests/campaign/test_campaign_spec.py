@@ -174,6 +174,16 @@ BAD_FILES = [
         ["names flow entry 'type2'", "their flow entries: flow"],
     ),
     (
+        "metric that none of the scenarios can give (bulk flows have no block latency)",
+        lambda t: t.replace('"goodput_mbps"]', '"block_latency_p95_ms"]'),
+        "metrics = ",
+        "metrics[1]",
+        [
+            "metric 'block_latency_p95_ms' needs a flow writing blocks",
+            "which none of the campaign's scenarios has",
+        ],
+    ),
+    (
         "published figure of an unknown metric",
         _published('metric = "goodput_mbps"', 'metric = "goodput"'),
         'metric = "goodput"',

@@ -32,6 +32,9 @@ def test_every_listed_metric_is_accepted_by_a_campaign_as_described(cli, write_c
         "fair_share_probing_mbps.<flow>",
         "cwnd_recovery_s.<flow>",
     ]
+    needs = {row["name"]: row["needs"] for row in listed}
+    assert str(needs["block_latency_p50_ms"]).startswith("a flow writing blocks")
+    assert needs["goodput_mbps"] is None
     for row in listed:
         # The flow entry of the two_path template's scenarios is 'flow'.
         name = str(row["name"]).replace("<flow>", "flow")

@@ -7,6 +7,8 @@
 
 - ``metrics``: aggregation benefit (spec §5.1), Jain's index (§5.2), log gain (§5.3) and the run
   metrics extracted from a backend's report;
+- ``metric_needs``: :func:`unmet_need`, what a metric needs of a scenario to have a value (an
+  MPTCP flow, a blocks application, ...), checked before a campaign runs;
 - ``tables``: :func:`to_pandas`, :func:`point_medians`, :func:`percentile_table`, CSV/Parquet
   :func:`export`;
 - ``fairshare``: :func:`fair_share`, every flow's max-min fair goodput, multipath users pooling
@@ -41,6 +43,7 @@ _EXPORTS = {
     "jain_index": "mptcplab.analysis.metrics",
     "log_gain": "mptcplab.analysis.metrics",
     "run_metrics": "mptcplab.analysis.metrics",
+    "unmet_need": "mptcplab.analysis.metric_needs",
     "fair_share": "mptcplab.analysis.fairshare",
     "max_total_goodput": "mptcplab.analysis.capacity_bound",
     "probing_floors": "mptcplab.analysis.fairshare",

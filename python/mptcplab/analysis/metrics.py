@@ -118,9 +118,14 @@ def _mptcp_flows(report: Report) -> list[Mapping[str, Any]]:
     return [f for f in report["flows"] if f["protocol"] == "mptcp"]
 
 
+def app_kind(flow: Mapping[str, Any]) -> str:
+    """The kind of a flow spec's application: ``bulk`` (the default), ``blocks`` or ``size``."""
+    return str(flow.get("app", {"kind": "bulk"})["kind"])
+
+
 def _is_bulk(flow: Mapping[str, Any]) -> bool:
     """A flow spec whose application always has data (the default)."""
-    return bool(flow.get("app", {"kind": "bulk"})["kind"] == "bulk")
+    return app_kind(flow) == "bulk"
 
 
 def _goodput(report: Report, _scenario: Scenario) -> float:
@@ -210,8 +215,11 @@ def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
     return extract
 
 
-def _completion(report: Report, _scenario: Scenario) -> float | None:
-    values = [f.get("completion_s") for f in report["flows"]]
+def _completion(report: Report, scenario: Scenario) -> float | None:
+    """The finite transfers' (``size`` applications') slowest completion; none if one of them
+    did not complete in the run. Bulk or block flows beside them are cross traffic."""
+    finite = {f["id"] for f in scenario["flows"] if app_kind(f) == "size"}
+    values = [f.get("completion_s") for f in report["flows"] if _base_id(f["id"]) in finite]
     if not values or any(v is None for v in values):
         return None
     return max(values)

@@ -302,7 +302,7 @@ def build_plan(
     _check_size(campaign, designs, len(backends))
     tasks = tuple(_iter_tasks(campaign, designs, backends))
     main = [t for t in tasks if t.row.role == "main"]
-    _check_flow_metrics(campaign, main)
+    _check_metrics_apply(campaign, main)
     _check_published_settings(campaign, main)
     return Plan(designs, tasks)
 
@@ -325,15 +325,19 @@ def _check_size(campaign: Campaign, designs: Sequence[DesignPoints], backends: i
         )
 
 
-def _check_flow_metrics(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:
-    """A flow-entry metric (``user_goodput_mbps.type2``) must name a flow entry of the runs."""
+def _check_metrics_apply(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:
+    """A flow-entry metric (``user_goodput_mbps.type2``) must name a flow entry of the runs, and
+    a metric with needs (an MPTCP flow, a blocks application, ...) must find them in some run."""
+    from mptcplab.analysis.metric_needs import unmet_need
     from mptcplab.analysis.metrics import unknown_flow_entry
 
     flows = {f["id"] for run in runs for f in run.scenario["flows"]}
     named = [(m, ("metrics", i)) for i, m in enumerate(campaign.spec.metrics)]
     named += [(e.metric, ("published", i, "metric")) for i, e in enumerate(campaign.spec.published)]
     for metric, loc in named:
-        problem = unknown_flow_entry(metric, flows)
+        problem = unknown_flow_entry(metric, flows) or unmet_need(
+            metric, (run.scenario for run in runs), "the campaign's scenarios"
+        )
         if problem is not None:
             raise UserError(problem, **campaign.where(*loc))
 

@@ -116,8 +116,9 @@ def compare_command(
 
 def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -> None:
     """The checks loading a campaign makes of its own metrics (spec.py's check_metric, plan.py's
-    flow-entry check), made of --metric against the store: a known name the store's runs cannot
-    have would otherwise compare nothing and print a table of "no common points"."""
+    flow-entry and needs checks), made of --metric against the store: a known name the store's
+    runs cannot have would otherwise compare nothing and print a table of "no common points"."""
+    from mptcplab.analysis.metric_needs import NEEDS
     from mptcplab.analysis.metrics import (
         FLOW_PLACEHOLDER,
         REFERENCE_METRICS,
@@ -129,6 +130,9 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
     with Store(store_path) as store:
         rows = store.task_rows()
         has_references = any(r["role"] == "reference" for r in rows)
+        done = [r for r in rows if r["role"] == "main" and r["status"] == "done"]
+        # Every value a finished run has is stored with it (executors/base.py, run_metrics).
+        valued = {name for r in done for name in (r["metrics"] or {})}
         flows: set[str] = set()
         if any(flow_metric(name) is not None for name in names):
             # Qualitative levels may change the flows, quantitative factors cannot: one finished
@@ -160,6 +164,13 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
             raise UserError(
                 f"metric '{name}' compares with single-path TCP runs, which the store does not "
                 "hold: its campaign has no reference_runs = true",
+                field="--metric",
+            )
+        if name not in REFERENCE_METRICS and done and name not in valued:
+            need = NEEDS.get(name)
+            raise UserError(
+                f"metric '{name}' has no value in any finished run of the store"
+                + (f": it needs {need.what}" if need else ""),
                 field="--metric",
             )
 

@@ -26,9 +26,12 @@ def metrics_command(
     """List the metrics a campaign can name in `metrics = [...]`.
 
     Reference metrics compare each MPTCP run with single-path TCP runs over each of its paths: a
-    campaign naming one needs `reference_runs = true`. Metrics written with <flow> are given for
+    campaign naming one needs `reference_runs = true`. A metric that needs something of the
+    scenario (an MPTCP flow, a blocks application, ...) says so; a campaign none of whose runs
+    has it is refused. Metrics written with <flow> are given for
     each flow entry of the scenario: name one with the entry's id, e.g. user_goodput_mbps.type2.
     """
+    from mptcplab.analysis.metric_needs import NEEDS
     from mptcplab.analysis.metrics import (
         FLOW_PLACEHOLDER,
         REFERENCE_METRICS,
@@ -39,6 +42,7 @@ def metrics_command(
     rows = []
     for name in all_metric_names():
         info = metric_info(name)
+        need = NEEDS.get(name)
         rows.append(
             {
                 "name": name,
@@ -47,6 +51,7 @@ def metrics_command(
                 "bounds": list(info.bounds) if info.bounds is not None else None,
                 "better": _better(info.higher_is_better),
                 "needs_reference_runs": name in REFERENCE_METRICS,
+                "needs": need.what if need is not None else None,
                 "flow_entry": FLOW_PLACEHOLDER in name,
             }
         )
@@ -64,7 +69,7 @@ def metrics_command(
             f"[{bounds[0]:g}, {bounds[1]:g}]" if bounds else "–",
             row["better"],
             "needed" if row["needs_reference_runs"] else "",
-            row["description"],
+            row["description"] + (f"; needs {row['needs']}" if row["needs"] else ""),
         )
     command_console().print(table)
     command_console().print(

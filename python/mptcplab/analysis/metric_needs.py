@@ -1,0 +1,82 @@
+"""What a metric needs of a scenario to have a value at all, checked before anything runs.
+
+A run metric has no value for a run whose scenario lacks what it measures (block latency
+without a ``blocks`` application, the aggregation benefit without an MPTCP flow, ...): the
+store records a blank for it. A campaign, or ``compare -m``, naming a metric that no scenario
+of its runs can give would otherwise run (or compare) for a column of blanks; one that some
+variants can give (MPTCP against TCP levels) is fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mptcplab.analysis.metrics import app_kind
+
+__all__ = ["NEEDS", "Need", "unmet_need"]
+
+Scenario = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Need:
+    """``what`` completes "metric 'X' needs ..."; ``met`` says whether a scenario has it."""
+
+    what: str
+    met: Callable[[Scenario], bool]
+
+
+def _all_active(scenario: Scenario) -> bool:
+    # Imported here: fairshare imports numpy, which the command line does not pay for unless
+    # it draws fair shares.
+    from mptcplab.analysis.fairshare import compares_with_goodput
+
+    return compares_with_goodput(scenario)
+
+
+_ACTIVE = "every flow active through the measurement (start_s at most warmup_s, no stop_s)"
+_MPTCP = Need(
+    'an MPTCP flow (protocol = "mptcp")',
+    lambda s: any(f.get("protocol") == "mptcp" for f in s["flows"]),
+)
+_BLOCKS = Need(
+    'a flow writing blocks (app = { kind = "blocks" })',
+    lambda s: any(app_kind(f) == "blocks" for f in s["flows"]),
+)
+
+NEEDS: dict[str, Need] = {
+    "mptcp_goodput_mbps": _MPTCP,
+    "aggregation_benefit": _MPTCP,
+    "aggregation_benefit_measured": _MPTCP,
+    "log_gain": _MPTCP,
+    "path0_share": _MPTCP,
+    "jain_fairness": Need(
+        "two flows or more", lambda s: sum(int(f.get("count", 1)) for f in s["flows"]) >= 2
+    ),
+    "goodput_bound_ratio": Need(
+        f"bulk flows only, {_ACTIVE}",
+        lambda s: all(app_kind(f) == "bulk" for f in s["flows"]) and _all_active(s),
+    ),
+    "worst_fair_share_ratio": Need(
+        f"a bulk flow and {_ACTIVE}",
+        lambda s: any(app_kind(f) == "bulk" for f in s["flows"]) and _all_active(s),
+    ),
+    "block_latency_p50_ms": _BLOCKS,
+    "block_latency_p95_ms": _BLOCKS,
+    "completion_s": Need(
+        'a finite transfer (app = { kind = "size", ... })',
+        lambda s: any(app_kind(f) == "size" for f in s["flows"]),
+    ),
+}
+NEEDS["worst_group_fair_share_ratio"] = NEEDS["worst_fair_share_ratio"]
+
+
+def unmet_need(name: str, scenarios: Iterable[Scenario], whose: str) -> str | None:
+    """Why metric ``name`` has no value in any of ``scenarios`` (``whose``: "the campaign's
+    scenarios", "the store's runs"), or None when some scenario can give it."""
+    need = NEEDS.get(name)
+    if need is None or any(need.met(s) for s in scenarios):
+        return None
+    return f"metric '{name}' needs {need.what}, which none of {whose} has"

@@ -28,8 +28,8 @@ def metrics_command(
     Reference metrics compare each MPTCP run with single-path TCP runs over each of its paths: a
     campaign naming one needs `reference_runs = true`. A metric that needs something of the
     scenario (an MPTCP flow, a blocks application, ...) says so; a campaign none of whose runs
-    has it is refused. Metrics written with <flow> are given for
-    each flow entry of the scenario: name one with the entry's id, e.g. user_goodput_mbps.type2.
+    has it is refused. Metrics written with <flow> are given for each flow entry of the
+    scenario: name one with the entry's id, e.g. user_goodput_mbps.type2.
     """
     from mptcplab.analysis.metric_needs import NEEDS
     from mptcplab.analysis.metrics import (

@@ -103,9 +103,9 @@ def test_matrix_names_an_output_it_cannot_write(option: str, records: Path) -> N
     (folder / "sub").mkdir()
     what = "the heat map" if option == "--png" else "the matrix CSV"
     for out in ("/proc/x.png", "sub", "regfile/x.png"):
-        refused(
-            mptcplab("matrix", str(records), option, out, cwd=folder), f"{out}: cannot write {what}"
-        )
+        proc = mptcplab("matrix", str(records), option, out, cwd=folder)
+        refused(proc, f"{out}: cannot write {what}")
+        assert proc.stdout == "", "refused before the matrix is printed"
 
 
 def test_matrix_refuses_a_heat_map_without_any_gain(tmp_path: Path) -> None:

@@ -409,8 +409,13 @@ def matrix_command(
     ] = None,
 ) -> None:
     """The source × destination matrix of ln(MPTCP/TCP) from the records of several hosts."""
+    from mptcplab.outputs import check_writable, writing
+
+    # Refused before the records are read and the matrix printed, as the other commands do.
+    for out, what in ((csv, "the matrix CSV"), (png, "the heat map")):
+        if out is not None:
+            check_writable(out, what)
     from mptcplab.backends.perf.gain import read_records
-    from mptcplab.outputs import writing
 
     records = []
     seen: dict[Path, Path] = {}

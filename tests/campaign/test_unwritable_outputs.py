@@ -70,3 +70,31 @@ def test_report_export_design_and_run_refuse_an_unwritable_place_in_one_line(
         SMALL_CAMPAIGN.replace("[design]", f'output = "{target}"\n\n[design]'), "elsewhere.toml"
     )
     _one_line(*cli("run", str(elsewhere))[::2], target, "the store")
+
+
+def test_an_unwritable_output_is_refused_before_the_work_it_would_hold(
+    write_campaign, cli, tmp_path: Path, blocked: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A design of thousands of points or the report of a large store takes minutes: an output
+    that cannot be written is refused before that work starts, not after it."""
+    import mptcplab.analysis.report as report_module
+    import mptcplab.design as design_module
+
+    store = tmp_path / "store.sqlite"
+    run_campaign(load(write_campaign()), output=store, progress=False)
+
+    def not_now(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the work started before the output was checked")
+
+    monkeypatch.setattr(report_module, "build_report", not_now)
+    monkeypatch.setattr(report_module, "variant_comparisons", not_now)
+    monkeypatch.setattr(design_module, "generate", not_now)
+
+    target = blocked / "report.html"
+    _one_line(*cli("report", str(store), "-o", str(target))[::2], target, "the report")
+    target = blocked / "compare.csv"
+    _one_line(*cli("compare", str(store), "--csv", str(target))[::2], target, "the comparisons")
+    target = blocked / "design.csv"
+    code, out, err = cli("design", "--kind", "wsp", "-d", "3", "-n", "50", "-o", str(target))
+    _one_line(code, err, target, "the design")
+    assert out == ""

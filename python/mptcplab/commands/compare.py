@@ -16,7 +16,7 @@ from mptcplab.commands.console import command_console, print_table, report_table
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
 from mptcplab.errors import UserError
-from mptcplab.outputs import writing
+from mptcplab.outputs import check_writable, writing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,6 +74,8 @@ def compare_command(
                 field="--metric",
             )
     store = resolve_store(target)
+    if csv is not None:
+        check_writable(csv, "the comparisons")
     if metric:
         _refuse_what_the_store_cannot_hold(store, metric)
     comparisons = variant_comparisons(store, metric)

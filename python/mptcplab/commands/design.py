@@ -20,7 +20,7 @@ from mptcplab.commands.campaign_file import SetOption, load_campaign
 from mptcplab.commands.console import command_console, print_table, run_progress
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
-from mptcplab.outputs import writing
+from mptcplab.outputs import check_writable, writing
 
 if TYPE_CHECKING:
     # numpy and pandas take a fifth and half a second to import; every command line pays for
@@ -139,6 +139,9 @@ def design_command(
     console = command_console()
     if changes and campaign_file is None:
         raise UserError("changes a campaign file, and none is given", field="--set")
+    if output is not None:
+        # Before the design is made: a WSP design of thousands of points takes minutes.
+        check_writable(output, "the design")
     if campaign_file is not None:
         from mptcplab.campaign import build_plan
 

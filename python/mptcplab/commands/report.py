@@ -11,6 +11,7 @@ from mptcplab.commands.console import command_console, run_progress
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
+from mptcplab.outputs import check_writable
 
 
 def report_command(
@@ -34,17 +35,15 @@ def report_command(
     from mptcplab.analysis.report import write_report
 
     store = resolve_store(target)
+    out = output if output is not None else store.parent / "report.html"
+    check_writable(out, "the report")  # before the report of a large store is built
     with run_progress(command_console(stderr=True)) as bar:
         task = bar.add_task("reading the store", total=None, clock="")
 
         def progress(section: str, done: int, total: int) -> None:
             bar.update(task, description=section, completed=done, total=total, clock="")
 
-        out = write_report(
-            store,
-            output if output is not None else store.parent / "report.html",
-            progress=progress,
-        )
+        out = write_report(store, out, progress=progress)
     print_published(store)
     command_console(stderr=True).print(f"wrote {out}")
 

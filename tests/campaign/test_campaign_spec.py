@@ -184,6 +184,13 @@ BAD_FILES = [
         ],
     ),
     (
+        "flow-entry metric that none of the scenarios can give (nothing leaves, no trace)",
+        lambda t: t.replace('"goodput_mbps"]', '"cwnd_recovery_s.flow"]'),
+        "metrics = ",
+        "metrics[1]",
+        ["metric 'cwnd_recovery_s.flow' needs the cwnd trace", "none of the campaign's"],
+    ),
+    (
         "published figure of an unknown metric",
         _published('metric = "goodput_mbps"', 'metric = "goodput"'),
         'metric = "goodput"',

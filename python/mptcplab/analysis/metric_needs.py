@@ -15,7 +15,7 @@ from typing import Any
 
 from mptcplab.analysis.metrics import app_kind
 
-__all__ = ["NEEDS", "Need", "unmet_need"]
+__all__ = ["FLOW_NEEDS", "NEEDS", "FlowNeed", "Need", "need_of", "unmet_need"]
 
 Scenario = Mapping[str, Any]
 
@@ -73,10 +73,64 @@ NEEDS: dict[str, Need] = {
 NEEDS["worst_group_fair_share_ratio"] = NEEDS["worst_fair_share_ratio"]
 
 
+@dataclass(frozen=True)
+class FlowNeed:
+    """A need of a metric of one flow entry (``fair_share_mbps.type2``): ``met(scenario,
+    entry)``."""
+
+    what: str
+    met: Callable[[Scenario, str], bool]
+
+
+def _recovers(scenario: Scenario, entry: str) -> bool:
+    from mptcplab.analysis.recovery import leaving_flows  # numpy, as above
+
+    spec = next((f for f in scenario["flows"] if f["id"] == entry), None)
+    if spec is None or "cwnd" not in scenario.get("trace", ()):
+        return False
+    # The window's reference is its mean between the warm-up and the others' start.
+    warmup = float(scenario.get("warmup_s", 0.0))
+    for path in spec["paths"]:
+        leaving = leaving_flows(scenario, entry, path)
+        if leaving and min(float(o.get("start_s", 0.0)) for o in leaving) > warmup:
+            return True
+    return False
+
+
+#: By family (the name's part before the dot).
+FLOW_NEEDS: dict[str, FlowNeed] = {
+    "fair_share_mbps": FlowNeed(_ACTIVE, lambda s, _entry: _all_active(s)),
+    "fair_share_probing_mbps": FlowNeed(_ACTIVE, lambda s, _entry: _all_active(s)),
+    "cwnd_recovery_s": FlowNeed(
+        'the cwnd trace (trace = ["cwnd"]) and other flow entries on a link of its paths that '
+        "start after the warm-up (start_s) and stop (stop_s)",
+        _recovers,
+    ),
+}
+
+
+def need_of(name: str) -> str | None:
+    """What metric ``name`` needs of a scenario, in words; None when it needs nothing."""
+    prefix, dot, _ = name.partition(".")
+    need = FLOW_NEEDS.get(prefix) if dot else NEEDS.get(name)
+    return None if need is None else need.what
+
+
 def unmet_need(name: str, scenarios: Iterable[Scenario], whose: str) -> str | None:
     """Why metric ``name`` has no value in any of ``scenarios`` (``whose``: "the campaign's
     scenarios", "the store's runs"), or None when some scenario can give it."""
-    need = NEEDS.get(name)
-    if need is None or any(need.met(s) for s in scenarios):
+    prefix, dot, entry = name.partition(".")
+    met: Callable[[Scenario], bool]
+    if dot:
+        flow_need = FLOW_NEEDS.get(prefix)
+        if flow_need is None:
+            return None
+        what, met = flow_need.what, lambda s: flow_need.met(s, entry)
+    else:
+        need = NEEDS.get(name)
+        if need is None:
+            return None
+        what, met = need.what, need.met
+    if any(met(s) for s in scenarios):
         return None
-    return f"metric '{name}' needs {need.what}, which none of {whose} has"
+    return f"metric '{name}' needs {what}, which none of {whose} has"

@@ -24,7 +24,7 @@ import numpy as np
 from mptcplab.analysis.metrics import Report, Scenario, _base_id
 
 
-def _leaving_flows(scenario: Scenario, flow: str, path: Sequence[str]) -> list[Mapping[str, Any]]:
+def leaving_flows(scenario: Scenario, flow: str, path: Sequence[str]) -> list[Mapping[str, Any]]:
     """The other flow entries that stop and cross a link of ``path``."""
     links = set(path)
     return [
@@ -72,7 +72,7 @@ def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | No
     users = [f["id"] for f in report["flows"] if _base_id(f["id"]) == flow]
     times: list[float] = []
     for p, path in enumerate(spec["paths"]):
-        leaving = _leaving_flows(scenario, flow, path)
+        leaving = leaving_flows(scenario, flow, path)
         if not leaving:
             continue
         joined = min(float(o.get("start_s", 0.0)) for o in leaving)

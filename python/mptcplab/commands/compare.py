@@ -120,7 +120,7 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
     """The checks loading a campaign makes of its own metrics (spec.py's check_metric, plan.py's
     flow-entry and needs checks), made of --metric against the store: a known name the store's
     runs cannot have would otherwise compare nothing and print a table of "no common points"."""
-    from mptcplab.analysis.metric_needs import NEEDS
+    from mptcplab.analysis.metric_needs import need_of
     from mptcplab.analysis.metrics import (
         FLOW_PLACEHOLDER,
         REFERENCE_METRICS,
@@ -169,10 +169,10 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
                 field="--metric",
             )
         if name not in REFERENCE_METRICS and done and name not in valued:
-            need = NEEDS.get(name)
+            need = need_of(name)
             raise UserError(
                 f"metric '{name}' has no value in any finished run of the store"
-                + (f": it needs {need.what}" if need else ""),
+                + (f": it needs {need}" if need else ""),
                 field="--metric",
             )
 

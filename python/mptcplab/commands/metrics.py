@@ -31,7 +31,7 @@ def metrics_command(
     has it is refused. Metrics written with <flow> are given for each flow entry of the
     scenario: name one with the entry's id, e.g. user_goodput_mbps.type2.
     """
-    from mptcplab.analysis.metric_needs import NEEDS
+    from mptcplab.analysis.metric_needs import need_of
     from mptcplab.analysis.metrics import (
         FLOW_PLACEHOLDER,
         REFERENCE_METRICS,
@@ -42,7 +42,6 @@ def metrics_command(
     rows = []
     for name in all_metric_names():
         info = metric_info(name)
-        need = NEEDS.get(name)
         rows.append(
             {
                 "name": name,
@@ -51,7 +50,7 @@ def metrics_command(
                 "bounds": list(info.bounds) if info.bounds is not None else None,
                 "better": _better(info.higher_is_better),
                 "needs_reference_runs": name in REFERENCE_METRICS,
-                "needs": need.what if need is not None else None,
+                "needs": need_of(name),
                 "flow_entry": FLOW_PLACEHOLDER in name,
             }
         )

@@ -36,15 +36,16 @@ def _all_active(scenario: Scenario) -> bool:
     return compares_with_goodput(scenario)
 
 
+def _has_app(scenario: Scenario, kind: str) -> bool:
+    return any(app_kind(f) == kind for f in scenario["flows"])
+
+
 _ACTIVE = "every flow active through the measurement (start_s at most warmup_s, no stop_s)"
 _MPTCP = Need(
     'an MPTCP flow (protocol = "mptcp")',
     lambda s: any(f.get("protocol") == "mptcp" for f in s["flows"]),
 )
-_BLOCKS = Need(
-    'a flow writing blocks (app = { kind = "blocks" })',
-    lambda s: any(app_kind(f) == "blocks" for f in s["flows"]),
-)
+_BLOCKS = Need('a flow writing blocks (app = { kind = "blocks" })', lambda s: _has_app(s, "blocks"))
 
 NEEDS: dict[str, Need] = {
     "mptcp_goodput_mbps": _MPTCP,
@@ -61,13 +62,12 @@ NEEDS: dict[str, Need] = {
     ),
     "worst_fair_share_ratio": Need(
         f"a bulk flow and {_ACTIVE}",
-        lambda s: any(app_kind(f) == "bulk" for f in s["flows"]) and _all_active(s),
+        lambda s: _has_app(s, "bulk") and _all_active(s),
     ),
     "block_latency_p50_ms": _BLOCKS,
     "block_latency_p95_ms": _BLOCKS,
     "completion_s": Need(
-        'a finite transfer (app = { kind = "size", ... })',
-        lambda s: any(app_kind(f) == "size" for f in s["flows"]),
+        'a finite transfer (app = { kind = "size", ... })', lambda s: _has_app(s, "size")
     ),
 }
 NEEDS["worst_group_fair_share_ratio"] = NEEDS["worst_fair_share_ratio"]
@@ -97,10 +97,12 @@ def _recovers(scenario: Scenario, entry: str) -> bool:
     return False
 
 
+_ALL_ACTIVE = FlowNeed(_ACTIVE, lambda s, _entry: _all_active(s))
+
 #: By family (the name's part before the dot).
 FLOW_NEEDS: dict[str, FlowNeed] = {
-    "fair_share_mbps": FlowNeed(_ACTIVE, lambda s, _entry: _all_active(s)),
-    "fair_share_probing_mbps": FlowNeed(_ACTIVE, lambda s, _entry: _all_active(s)),
+    "fair_share_mbps": _ALL_ACTIVE,
+    "fair_share_probing_mbps": _ALL_ACTIVE,
     "cwnd_recovery_s": FlowNeed(
         'the cwnd trace (trace = ["cwnd"]) and other flow entries on a link of its paths that '
         "start after the warm-up (start_s) and stop (stop_s)",

@@ -140,9 +140,9 @@ def _refuse_what_the_store_cannot_hold(store_path: Path, names: Sequence[str]) -
             # Qualitative levels may change the flows, quantitative factors cannot: one finished
             # run of each variant has every flow entry the store holds.
             seen: set[str] = set()
-            for r in rows:
+            for r in done:
                 label = json.dumps(r["variant"], sort_keys=True)
-                if r["role"] != "main" or r["status"] != "done" or label in seen:
+                if label in seen:
                     continue
                 seen.add(label)
                 scenario = store.scenario(r["run_key"]) or {}

@@ -120,3 +120,29 @@ def test_a_one_point_design_shows_its_size_under_the_usual_names(cli) -> None:
         ["points", "1"],
         ["dimensions", "2"],
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        # Each of these names an argument `generate` has already: it once ended in a traceback.
+        ("rng=3", "error: --option: the design's seed is --seed, not an option"),
+        ("progress=1", "error: --option: design 'wsp': unknown option(s) ['progress']"),
+        ("levels=2", "error: --option: design 'wsp': unknown option(s) ['levels']"),
+    ],
+)
+def test_an_option_the_engine_does_not_take_is_refused_by_name(
+    cli, option: str, message: str
+) -> None:
+    code, out, err = cli("design", "--kind", "wsp", "-d", "2", "-n", "4", "--option", option)
+    assert code == 2 and out == ""
+    assert err.startswith(message) and "Traceback" not in err
+
+
+def test_an_unknown_kind_is_refused_by_name(cli) -> None:
+    code, _, err = cli("design", "--kind", "grid", "-d", "2", "-n", "4")
+    assert code == 2
+    assert err.strip() == (
+        "error: --kind: design: unknown kind 'grid'; expected one of "
+        "['factorial', 'lhs', 'random', 'sobol', 'wsp']"
+    )

@@ -58,6 +58,16 @@ def test_design_says_it_generates_then_measures() -> None:
     assert out.index("generating a wsp design") < out.index("measuring its quality")
 
 
+def test_a_wsp_design_counts_its_search_steps() -> None:
+    # 200 points in four dimensions: a few seconds of search, several redraws of the bar.
+    out = _on_a_terminal("design", "--kind", "wsp", "-d", "4", "-n", "200", "--show", "0", cwd=ROOT)
+    steps = [(int(a), int(b)) for a, b in re.findall(r"step (\d+)/(\d+)", out)]
+    assert steps, out
+    assert all(0 < done <= expected for done, expected in steps)
+    # While it bisects it expects log2(diameter / 1e-13) steps: 45 for the cube's diameter 2.
+    assert steps[0][1] in (45, steps[0][0])
+
+
 @pytest.mark.skipif(not sim.available(), reason="simulator extension not built")
 def test_a_campaign_says_it_plans_and_the_report_says_it_works(tmp_path: Path) -> None:
     campaign = tmp_path / "c.toml"

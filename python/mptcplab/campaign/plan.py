@@ -20,7 +20,7 @@ import hashlib
 import itertools
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +79,11 @@ def run_key(scenario: Mapping[str, Any], backend: str, backend_version: str) -> 
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def design_points(campaign: Campaign, design: int) -> DesignPoints:
-    """Points of design ``design``: unit-cube coordinates and their scaled factor values."""
+def design_points(
+    campaign: Campaign, design: int, progress: Callable[[int, int], None] | None = None
+) -> DesignPoints:
+    """Points of design ``design``: unit-cube coordinates and their scaled factor values.
+    ``progress`` is told how far a long generation is (``mptcplab.design.generate``)."""
     from mptcplab.design import generate
     from mptcplab.design.factors import scale
 
@@ -92,7 +95,9 @@ def design_points(campaign: Campaign, design: int) -> DesignPoints:
         return DesignPoints(design, spec.kind, names, np.zeros((1, 0)), [{}])
     rng = np.random.SeedSequence(campaign.spec.seed, spawn_key=(design,))
     try:
-        unit = generate(spec.kind, len(factors), spec.points, rng=rng, **spec.options)
+        unit = generate(
+            spec.kind, len(factors), spec.points, rng=rng, progress=progress, **spec.options
+        )
     except (TypeError, ValueError) as exc:
         raise UserError(f"cannot build the design: {exc}", **campaign.where("design")) from None
     # Integer factors may round two points onto one: keep the first (spec §4.1).
@@ -283,11 +288,13 @@ def build_plan(
     backend: str | None = None,
     backend_version: str | None = None,
     versions: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Plan:
     """The campaign's runs. ``versions`` maps each of the campaign's backends to its version
     string (it enters the run keys); ``backend`` and ``backend_version`` name a single one.
     Given none of them, the campaign's own backends are asked for their versions, as
-    ``mptcplab run`` does."""
+    ``mptcplab run`` does. ``progress`` is told (steps done, steps expected) while the designs
+    are generated, where that is long (a WSP design of thousands of points)."""
     if versions is None:
         if backend is None and backend_version is None:
             from mptcplab.campaign.runner import backends_of  # the runner imports this module
@@ -298,13 +305,28 @@ def build_plan(
         else:
             versions = {backend: backend_version}
     backends = [(name, versions[name]) for name in versions]
-    designs = tuple(design_points(campaign, k) for k in range(campaign.spec.design.designs))
+    count = campaign.spec.design.designs
+    designs = tuple(design_points(campaign, k, _one_of(progress, k, count)) for k in range(count))
     _check_size(campaign, designs, len(backends))
     tasks = tuple(_iter_tasks(campaign, designs, backends))
     main = [t for t in tasks if t.row.role == "main"]
     _check_metrics_apply(campaign, main)
     _check_published_settings(campaign, main)
     return Plan(designs, tasks)
+
+
+def _one_of(
+    progress: Callable[[int, int], None] | None, index: int, count: int
+) -> Callable[[int, int], None] | None:
+    """Design ``index`` of ``count`` as a share of the whole: each design is a thousand steps
+    of it, filled in proportion to the design's own progress."""
+    if progress is None:
+        return None
+
+    def told(done: int, expected: int) -> None:
+        progress(index * 1000 + (1000 * done) // max(expected, 1), count * 1000)
+
+    return told
 
 
 #: Most runs one campaign may plan (each is a task in memory and a row in the store; a

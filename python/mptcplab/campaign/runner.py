@@ -154,12 +154,15 @@ def _progress(console: Console | None, enabled: bool) -> Progress:
 
 
 def _planning(console: Console | None, enabled: bool) -> Progress:
-    """Elapsed time while the plan is built; on a terminal only, gone once the runs start."""
+    """While the plan is built: elapsed time, and how far the design generation is and how long
+    it has left where it says (WSP); on a terminal only, gone once the runs start."""
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(bar_width=None),
         TextColumn("elapsed"),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         console=console,
         disable=not enabled or not (console or get_console()).is_terminal,
         transient=True,
@@ -181,9 +184,15 @@ def run_campaign(
     backends = backends_of(campaign)
     # Planning generates the designs: minutes for a WSP design of thousands of points.
     with _planning(console, progress) as planning:
-        planning.add_task(f"{campaign.name}: planning the runs", total=None)
+        task = planning.add_task(f"{campaign.name}: planning the runs", total=None)
+
+        def generated(done: int, expected: int) -> None:
+            planning.update(task, completed=done, total=expected)
+
         plan = build_plan(
-            campaign, versions={name: version for name, (_, version) in backends.items()}
+            campaign,
+            versions={name: version for name, (_, version) in backends.items()},
+            progress=generated,
         )
     names = "+".join(backends)
     version = " + ".join(version for _, version in backends.values())

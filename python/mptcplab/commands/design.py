@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -176,8 +176,10 @@ def design_command(
         # level or a --set value the template rejects) must stop here too, not at the first run.
         # The backends' versions only enter the run keys, never shown here, so a campaign whose
         # backend is not built on this machine still shows its design.
-        with _stage(f"planning the campaign ({campaign.spec.design.kind} design)"):
-            plan = build_plan(campaign, versions=dict.fromkeys(campaign.backend_names, "?"))
+        with _stage(f"planning the campaign ({campaign.spec.design.kind} design)") as told:
+            plan = build_plan(
+                campaign, versions=dict.fromkeys(campaign.backend_names, "?"), progress=told
+            )
         design = plan.designs[design_index]
         unit = design.unit_points
         frame = pd.DataFrame(design.values)
@@ -191,7 +193,7 @@ def design_command(
         )
     else:
         from mptcplab.design import generate
-        from mptcplab.design.generate import ENGINES
+        from mptcplab.design.generate import ENGINES, check_options
 
         if design_index is not None:
             raise UserError(
@@ -205,14 +207,17 @@ def design_command(
         if points is None and kind in ENGINES and kind != "factorial":
             # The library names the argument n; on the command line it is --points.
             raise UserError(f"a {kind} design needs its number of points", field="--points")
+        options = _parse_options(option or [])
+        if "rng" in options:
+            raise UserError("the design's seed is --seed, not an option", field="--option")
         try:
-            with _stage(f"generating a {kind} design"):
+            check_options(kind, options)
+        except ValueError as exc:
+            raise UserError(str(exc), field="--option" if kind in ENGINES else "--kind") from None
+        try:
+            with _stage(f"generating a {kind} design") as told:
                 unit = generate(
-                    kind,
-                    dims,
-                    points,
-                    rng=1 if seed is None else seed,
-                    **_parse_options(option or []),
+                    kind, dims, points, rng=1 if seed is None else seed, progress=told, **options
                 )
         except ValueError as exc:
             raise UserError(str(exc)) from None
@@ -232,12 +237,18 @@ def design_command(
 
 
 @contextlib.contextmanager
-def _stage(description: str) -> Iterator[None]:
+def _stage(description: str) -> Iterator[Callable[[int, int], None]]:
     """A bar with the elapsed time while a stage runs (a design of thousands of points takes
-    minutes to generate and to measure); on a terminal only, gone when the stage ends."""
+    minutes to generate and to measure); on a terminal only, gone when the stage ends. The stage
+    may tell it (steps done, steps expected) through the function it yields, as WSP's search
+    does: the bar then fills and shows the time left."""
     with run_progress(command_console(stderr=True)) as bar:
-        bar.add_task(description, total=None, clock="")
-        yield
+        task = bar.add_task(description, total=None, clock="")
+
+        def told(done: int, expected: int) -> None:
+            bar.update(task, completed=done, total=expected, clock=f"step {done}/{expected}")
+
+        yield told
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ arguments and are checked by name so a misspelt option in a TOML file is reporte
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,14 +17,22 @@ from .lhs import lhs, maximin_lhs
 from .sobol import sobol, uniform_random
 from .wsp import wsp
 
+#: Told (steps done, steps expected) by the engines whose work can take minutes (WSP's search
+#: for dmin over thousands of candidates); the others finish in seconds and say nothing.
+Progress = Callable[[int, int], None]
+
 _LEVELS_HOW = " (--option levels=L, or options = { levels = L } in a campaign's [design])"
 
 
-def _wsp(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
-    return wsp(d, _need_n("wsp", n), rng=rng, **options)
+def _wsp(
+    d: int, n: int | None, rng: RngLike, options: dict[str, Any], progress: Progress | None
+) -> np.ndarray:
+    return wsp(d, _need_n("wsp", n), rng=rng, progress=progress, **options)
 
 
-def _lhs(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+def _lhs(
+    d: int, n: int | None, rng: RngLike, options: dict[str, Any], progress: Progress | None
+) -> np.ndarray:
     n = _need_n("lhs", n)
     if not check_flag("optimize", options.pop("optimize", True)):
         centered = options.pop("centered", False)
@@ -36,15 +44,21 @@ def _lhs(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.nda
     return maximin_lhs(d, n, rng=rng, **options)
 
 
-def _sobol(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+def _sobol(
+    d: int, n: int | None, rng: RngLike, options: dict[str, Any], progress: Progress | None
+) -> np.ndarray:
     return sobol(d, _need_n("sobol", n), rng=rng, **options)
 
 
-def _random(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+def _random(
+    d: int, n: int | None, rng: RngLike, options: dict[str, Any], progress: Progress | None
+) -> np.ndarray:
     return uniform_random(d, _need_n("random", n), rng=rng)
 
 
-def _factorial(d: int, n: int | None, rng: RngLike, options: dict[str, Any]) -> np.ndarray:
+def _factorial(
+    d: int, n: int | None, rng: RngLike, options: dict[str, Any], progress: Progress | None
+) -> np.ndarray:
     generators = options.get("generators")
     levels = options.get("levels")
     if generators is not None:
@@ -103,23 +117,38 @@ ENGINES: dict[str, tuple[Callable[..., np.ndarray], frozenset[str]]] = {
 }
 
 
+def check_options(kind: str, options: Mapping[str, Any]) -> None:
+    """Refuse an unknown engine, or an option it does not take (ValueError). A caller that
+    spreads options it was given into :func:`generate` checks them first: one named ``rng`` or
+    ``progress`` would otherwise clash with the argument of that name."""
+    if kind not in ENGINES:
+        raise ValueError(f"design: unknown kind {kind!r}; expected one of {sorted(ENGINES)}")
+    accepted = ENGINES[kind][1]
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        expected = sorted(accepted) if accepted else "none"
+        raise ValueError(f"design '{kind}': unknown option(s) {unknown}; accepted: {expected}")
+
+
 def generate(
-    kind: str, d: int, n: int | None = None, *, rng: RngLike, **options: Any
+    kind: str,
+    d: int,
+    n: int | None = None,
+    *,
+    rng: RngLike,
+    progress: Progress | None = None,
+    **options: Any,
 ) -> np.ndarray:
     """Generate a design by engine name: ``wsp``, ``lhs`` (maximin LHS; ``optimize=False`` for a
     plain random LHS), ``sobol``, ``random`` or ``factorial`` (``levels``: one count or one per
     factor; ``generators``: two-level fractional factorial, e.g. ``["D=ABC"]``).
 
     Returns an (n, d) array in [0, 1]^d. ``rng`` is required for every kind, also for the
-    deterministic factorial designs, so that callers need not special-case them.
+    deterministic factorial designs, so that callers need not special-case them. ``progress``,
+    when given, is told how far a long generation is (:data:`Progress`).
     """
-    if kind not in ENGINES:
-        raise ValueError(f"design: unknown kind {kind!r}; expected one of {sorted(ENGINES)}")
-    engine, accepted = ENGINES[kind]
-    unknown = sorted(set(options) - accepted)
-    if unknown:
-        expected = sorted(accepted) if accepted else "none"
-        raise ValueError(f"design '{kind}': unknown option(s) {unknown}; accepted: {expected}")
+    check_options(kind, options)
+    engine, _ = ENGINES[kind]
     d = check_count("d", d)
     if d > MAX_DIMS:
         raise ValueError(f"design '{kind}': at most {MAX_DIMS} factors, got {d}")
@@ -130,4 +159,4 @@ def generate(
                 f"design '{kind}': at most {MAX_POINTS} points, got {n} (its quality measures "
                 "compare every pair of points)"
             )
-    return engine(d, n, rng, dict(options))
+    return engine(d, n, rng, dict(options), progress)

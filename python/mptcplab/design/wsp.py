@@ -16,6 +16,7 @@ keeps the sequence balanced), as in the paper.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -45,6 +46,11 @@ DEFAULT_SCAN = 64
 _SCAN_STEP = 0.002
 
 InitRule = Literal["center", "random"] | int
+
+#: Told after each WSP run of a search: (runs done, runs expected). The expected count is the
+#: bisection's own bound until the search turns to its local scan or stops early, and equals the
+#: runs done once the search ends, so that a bar built on it fills.
+SearchProgress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -175,6 +181,7 @@ def wsp_search(
     max_iter: int = DEFAULT_MAX_ITER,
     scan: int = DEFAULT_SCAN,
     exact: bool = True,
+    progress: SearchProgress | None = None,
 ) -> WSPResult:
     """Find by bisection a ``dmin`` whose WSP design over ``candidates`` has ``n`` points.
 
@@ -185,6 +192,8 @@ def wsp_search(
     If no evaluated dmin gives exactly ``n``, the smallest design larger than ``n`` is thinned to
     ``n`` points by dropping one point of the closest pair at a time (``exact=True``), or the
     design whose size is closest to ``n`` is returned as is (``exact=False``).
+    ``progress`` is told the WSP runs done and expected after each (:data:`SearchProgress`); a
+    search over thousands of candidates takes seconds to minutes, its runs about as long each.
     """
     cand = as_unit_points(candidates, name="candidates")
     n = check_count("n", n)
@@ -198,6 +207,8 @@ def wsp_search(
         raise ValueError(f"seed_index: {seed_index} outside 0..{n_cand - 1}")
 
     def result(sel: np.ndarray, dmin: float, keep: np.ndarray | None, evals: int) -> WSPResult:
+        if progress is not None:
+            progress(evals, evals)
         chosen = sel if keep is None else sel[keep]
         return WSPResult(
             points=cand[chosen],
@@ -216,10 +227,13 @@ def wsp_search(
     above: tuple[float, np.ndarray] | None = None  # largest dmin seen with size >= n
     below: tuple[float, np.ndarray] | None = None  # smallest dmin seen with size < n
     evals = 0
+    expected = _bisection_steps(hi, max_iter)
     for _ in range(max_iter):
         mid = 0.5 * (lo + hi)
         sel = _select(cand, mid, seed_index, dist)
         evals += 1
+        if progress is not None:
+            progress(evals, max(expected, evals))
         if sel.size == n:
             return result(sel, mid, None, evals)
         if sel.size > n:
@@ -238,11 +252,14 @@ def wsp_search(
         # n(dmin) is erratic near the bracket, so nearby dmin values often hit n exactly; a hit
         # keeps the WSP property (every dropped candidate within dmin of a kept point).
         centre = 0.5 * (above[0] + (below[0] if below is not None else above[0]))
+        scanned_from = evals
         for k in range(1, scan + 1):
             step = _SCAN_STEP / d * ((k + 1) // 2)
             trial = centre * (1.0 + step if k % 2 else 1.0 - step)
             sel = _select(cand, trial, seed_index, dist)
             evals += 1
+            if progress is not None:
+                progress(evals, scanned_from + scan)
             if sel.size == n:
                 return result(sel, trial, None, evals)
             if sel.size > n and (sel.size, -trial) < (above[1].size, -above[0]):
@@ -258,6 +275,14 @@ def wsp_search(
     dmin_above, sel_above = above
     keep = _drop_to_size(cand[sel_above], n, dist)
     return result(sel_above, dmin_above, keep, evals)
+
+
+def _bisection_steps(width: float, max_iter: int) -> int:
+    """How many halvings of a bracket ``width`` wide the bisection takes at most: it stops once
+    the width is ``_BRACKET_RESOLUTION * (hi + 1)`` or less, and ``hi + 1 >= 1``. As ``hi + 1``
+    is at most ``width + 1``, it takes at least ``log2(width + 1)`` fewer (two in up to eight
+    dimensions with the Euclidean metric)."""
+    return min(max_iter, max(1, math.ceil(math.log2(width / _BRACKET_RESOLUTION))))
 
 
 def wsp_candidates(
@@ -291,6 +316,7 @@ def wsp_design(
     max_iter: int = DEFAULT_MAX_ITER,
     exact: bool = True,
     restarts: int = 1,
+    progress: SearchProgress | None = None,
 ) -> WSPResult:
     """WSP design of ``n`` points in [0, 1]^d with its search record (see :func:`wsp`)."""
     d = check_count("d", d)
@@ -319,17 +345,43 @@ def wsp_design(
             raise ValueError(f"n_candidates: {size} is fewer than the n = {n} points requested")
 
     best: WSPResult | None = None
-    for _ in range(restarts):
+    runs_before = 0
+    for restart in range(restarts):
         cand = fixed if given else wsp_candidates(d, size, rng=gen, kind=candidates)  # type: ignore[arg-type]
         seed = wsp_seed_index(cand, init=init, rng=gen, metric=dist)
-        res = wsp_search(cand, n, seed_index=seed, metric=dist, max_iter=max_iter, exact=exact)
+        res = wsp_search(
+            cand,
+            n,
+            seed_index=seed,
+            metric=dist,
+            max_iter=max_iter,
+            exact=exact,
+            progress=_restarts_progress(progress, runs_before, restarts - restart - 1),
+        )
+        runs_before += res.evaluations
         res = WSPResult(**{**res.__dict__, "metric": name})
         if best is None or _mindist(res.points, dist) > _mindist(best.points, dist):
             best = res
         if given and init != "random":
             break  # a fixed candidate set and seed rule give the same design every time
+    if progress is not None:
+        progress(runs_before, runs_before)
     assert best is not None
     return best
+
+
+def _restarts_progress(
+    progress: SearchProgress | None, runs_before: int, restarts_after: int
+) -> SearchProgress | None:
+    """One search's progress as part of several: the runs of the searches before it come first,
+    and each search after it is expected to take as many runs as this one."""
+    if progress is None:
+        return None
+
+    def told(done: int, expected: int) -> None:
+        progress(runs_before + done, runs_before + expected * (1 + restarts_after))
+
+    return told
 
 
 def _mindist(points: np.ndarray, dist: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
@@ -353,6 +405,7 @@ def wsp(
     max_iter: int = DEFAULT_MAX_ITER,
     exact: bool = True,
     restarts: int = 1,
+    progress: SearchProgress | None = None,
 ) -> np.ndarray:
     """WSP space-filling design: ``n`` points of [0, 1]^d as an (n, d) array.
 
@@ -369,6 +422,8 @@ def wsp(
     exact: thin the design to exactly ``n`` points when no dmin gives ``n`` (default); otherwise
         return the size closest to ``n``.
     restarts: number of candidate sets tried; the design with the largest mindist is kept.
+    progress: told (WSP runs done, runs expected) after each run of the search for dmin
+        (:data:`SearchProgress`), for a progress bar: thousands of points take minutes.
     """
     return wsp_design(
         d,
@@ -382,4 +437,5 @@ def wsp(
         max_iter=max_iter,
         exact=exact,
         restarts=restarts,
+        progress=progress,
     ).points

@@ -124,6 +124,29 @@ def test_mst_criteria_by_hand() -> None:
     assert mst_criteria(dup) == pytest.approx((0.25, statistics.stdev([0.0, 0.5])))
 
 
+@pytest.mark.parametrize(
+    "points",
+    [
+        np.random.default_rng(2).random((300, 2)),
+        np.random.default_rng(3).random((200, 6)),
+        # A grid: many equal distances, so many trees of the same edge lengths.
+        np.array([[i / 9, j / 9] for i in range(10) for j in range(10)]),
+    ],
+    ids=["random-2d", "random-6d", "grid"],
+)
+def test_mst_edges_are_those_of_scipys_tree(points: np.ndarray) -> None:
+    from scipy.sparse.csgraph import minimum_spanning_tree
+    from scipy.spatial.distance import pdist, squareform
+
+    dm = squareform(pdist(points))
+    # scipy reads a zero entry as no edge; these sets have no coincident points.
+    tree = minimum_spanning_tree(dm).tocoo()
+    reference = np.sort(dm[tree.row, tree.col])
+    mean, std = mst_criteria(points)
+    assert mean == pytest.approx(reference.mean(), rel=1e-12)
+    assert std == pytest.approx(reference.std(ddof=1), rel=1e-12)
+
+
 def test_quality_report_and_its_projections() -> None:
     x = np.random.default_rng(8).random((30, 3))
     q = quality(x)

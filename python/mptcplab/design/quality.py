@@ -9,10 +9,11 @@ Sources:
 - Franco, Vasseur, Corre, Sergent, "Minimum Spanning Tree: a new approach to assess the quality of
   the design of computer experiments", Chemometrics and Intelligent Laboratory Systems 97 (2009)
   164-169. DiceDesign builds the tree with Prim's algorithm (R. C. Prim, "Shortest connection
-  networks and some generalizations", Bell System Tech. J. 36 (1957) 1389-1401); all minimum
-  spanning trees of a graph share the same multiset of edge lengths, so
-  ``scipy.sparse.csgraph.minimum_spanning_tree`` gives the same criteria. The spread is the
-  sample standard deviation of the n - 1 edge lengths, as in DiceDesign's mstCriteria.
+  networks and some generalizations", Bell System Tech. J. 36 (1957) 1389-1401), as this module
+  does; all minimum spanning trees of a graph share the same multiset of edge lengths, so any
+  of them gives the same criteria (the tests hold these to scipy's ``minimum_spanning_tree``).
+  The spread is the sample standard deviation of the n - 1 edge lengths, as in DiceDesign's
+  mstCriteria.
 - F. J. Hickernell, "A generalized discrepancy and quadrature error bound", Math. Comp. 67 (1998)
   299-322: centred, wrap-around and star L2 discrepancies. Reported as the discrepancy itself
   (the square root of the spec's squared formulas), as DiceDesign's discrepancyCriteria.
@@ -27,7 +28,6 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.spatial.distance import pdist, squareform
 from scipy.stats import qmc
 
@@ -114,18 +114,30 @@ def mst_criteria(points: npt.ArrayLike) -> tuple[float, float]:
 
 
 def _mst_from_matrix(dm: np.ndarray) -> tuple[float, float]:
-    n = dm.shape[0]
-    # csgraph drops zero and near-zero dense entries as "no edge", which would leave coincident
-    # points unconnected. Adding the same constant to every edge keeps the minimum spanning tree
-    # (every spanning tree has n - 1 edges); lengths are then read back from ``dm``.
-    graph = dm + 1.0
-    np.fill_diagonal(graph, 0.0)
-    tree = minimum_spanning_tree(graph).tocoo()
-    if tree.nnz != n - 1:
-        raise AssertionError(f"spanning tree of {n} points has {tree.nnz} edges")
-    edges = dm[tree.row, tree.col]
+    edges = _prim_edge_lengths(dm)
     std = float(np.std(edges, ddof=1)) if edges.size > 1 else 0.0
     return float(edges.mean()), std
+
+
+def _prim_edge_lengths(dm: np.ndarray) -> np.ndarray:
+    """Edge lengths of a minimum spanning tree of the complete graph whose distances are ``dm``,
+    by Prim's algorithm in its dense form: each step joins the point nearest the tree and lowers
+    the others' distances to it by that point's row, O(n^2) in all. scipy's
+    ``minimum_spanning_tree`` works on a sparse graph and, handed the dense matrix of a design,
+    took 12 s for 5,000 points where this takes a fraction of a second (a design's quality
+    measures it once in full and once per 2-D projection); it also reads a zero distance as no
+    edge at all, which coincident points have."""
+    remaining = np.arange(1, dm.shape[0])
+    to_tree = dm[0, 1:].copy()  # each remaining point's distance to the tree
+    edges = np.empty(dm.shape[0] - 1)
+    for k in range(edges.size):
+        nearest = int(np.argmin(to_tree))
+        edges[k] = to_tree[nearest]
+        joined = remaining[nearest]
+        remaining = np.delete(remaining, nearest)
+        to_tree = np.delete(to_tree, nearest)
+        np.minimum(to_tree, dm[joined, remaining], out=to_tree)
+    return edges
 
 
 def centered_l2_discrepancy(points: npt.ArrayLike) -> float:

@@ -146,3 +146,11 @@ def test_an_unknown_kind_is_refused_by_name(cli) -> None:
         "error: --kind: design: unknown kind 'grid'; expected one of "
         "['factorial', 'lhs', 'random', 'sobol', 'wsp']"
     )
+
+
+def test_no_quality_leaves_the_measures_out(cli) -> None:
+    code, out, err = cli("design", "--kind", "sobol", "-d", "3", "-n", "8", "--no-quality")
+    assert code == 0, err
+    assert "design quality" not in out and "x2" in out
+    code, out, _ = cli("design", "--kind", "sobol", "-d", "3", "-n", "8")
+    assert code == 0 and "design quality" in out

@@ -198,3 +198,17 @@ def test_quality_without_projections_and_in_one_dimension() -> None:
 def test_bad_points_are_refused_clearly(points: np.ndarray, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         quality(points)
+
+
+@pytest.mark.parametrize(("d", "projections"), [(4, True), (4, False), (1, True)])
+def test_quality_tells_each_measured_projection(d: int, projections: bool) -> None:
+    calls: list[tuple[int, int]] = []
+    x = np.random.default_rng(1).random((12, d))
+    told = quality(x, projections=projections, progress=lambda k, n: calls.append((k, n)))
+    untold = quality(x, projections=projections)
+    assert told.keys() == untold.keys()
+    assert all(
+        told[k] == untold[k] or (told[k] != told[k] and untold[k] != untold[k]) for k in told
+    )
+    total = 1 + (d * (d - 1) // 2 if projections else 0)
+    assert calls == [(k, total) for k in range(1, total + 1)]

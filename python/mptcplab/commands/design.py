@@ -65,7 +65,7 @@ def _parse_options(options: list[str]) -> dict[str, Any]:
     return parsed
 
 
-def quality_table(points: np.ndarray) -> Table:
+def quality_table(points: np.ndarray, progress: Callable[[int, int], None] | None = None) -> Table:
     from mptcplab.design import quality
 
     table = Table("measure", "value", title="design quality (unit cube)", title_justify="left")
@@ -74,7 +74,7 @@ def quality_table(points: np.ndarray) -> Table:
         table.add_row("points", str(points.shape[0]))
         table.add_row("dimensions", str(points.shape[1]))
         return table
-    q = quality(points, projections=points.shape[1] >= 2)
+    q = quality(points, projections=points.shape[1] >= 2, progress=progress)
     for key, label in _QUALITY_ROWS:
         if key in q and not (isinstance(q[key], float) and math.isnan(q[key])):
             value = q[key]
@@ -127,6 +127,14 @@ def design_command(
         typer.Option("--output", "-o", help="Save the points as CSV.", parser=path_value),
     ] = None,
     show: Annotated[int, typer.Option("--show", min=0, help="Points to print.")] = 10,
+    measure: Annotated[
+        bool,
+        typer.Option(
+            "--quality/--no-quality",
+            help="Measure the design's quality (once in full and once per pair of factors, "
+            "each O(points^2): thousands of points in tens of dimensions take long).",
+        ),
+    ] = True,
     changes: SetOption = None,
 ) -> None:
     """Generate a design, print its points and quality, optionally save it as CSV.
@@ -226,9 +234,9 @@ def design_command(
         shown = frame
     if show:
         print_table(console, _frame_table(shown, show))
-    if unit.shape[1] >= 1:
-        with _stage("measuring its quality"):
-            table = quality_table(unit)
+    if measure and unit.shape[1] >= 1:
+        with _stage("measuring its quality") as told:
+            table = quality_table(unit, told)
         print_table(console, table)
     if output is not None:
         with writing(output, "the design"):

@@ -185,7 +185,11 @@ def _summaries(values: list[float], *, larger_is_better: bool) -> tuple[float, f
 
 
 def quality(
-    points: npt.ArrayLike, *, projections: bool = True, p: float = DEFAULT_P
+    points: npt.ArrayLike,
+    *,
+    projections: bool = True,
+    p: float = DEFAULT_P,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, float]:
     """Quality report of a design in [0, 1]^d (spec §4.5).
 
@@ -193,17 +197,25 @@ def quality(
     ``mst_std``, ``cd2``, ``wd2``, ``l2_star``. With ``projections=True`` also
     ``<measure>_2d_worst`` and ``<measure>_2d_mean`` over all d(d-1)/2 two-dimensional projections
     ("worst" is the minimum for mindist and mst_mean, the maximum otherwise; NaN when d = 1).
-    Coincident points give mindist 0, phi_p and mesh_ratio infinite.
+    Coincident points give mindist 0, phi_p and mesh_ratio infinite. ``progress``, when given, is
+    told (measured, to measure) after the full design and after each projection: each costs
+    O(n^2), and thousands of points in tens of dimensions take minutes or more.
     """
     arr = _points(points)
     if not p > 0:
         raise ValueError(f"p: expected a positive exponent, got {p!r}")
     n, d = arr.shape
     report: dict[str, float] = {"n": n, "d": d}
+    pairs = list(itertools.combinations(range(d), 2)) if projections else []
     report.update(_measures(arr, p))
+    if progress is not None:
+        progress(1, 1 + len(pairs))
     if projections:
-        pairs = list(itertools.combinations(range(d), 2))
-        per_pair = [_measures(arr[:, list(pair)], p) for pair in pairs]
+        per_pair = []
+        for k, pair in enumerate(pairs):
+            per_pair.append(_measures(arr[:, list(pair)], p))
+            if progress is not None:
+                progress(k + 2, 1 + len(pairs))
         for key in PROJECTED_MEASURES:
             if per_pair:
                 worst, mean = _summaries(

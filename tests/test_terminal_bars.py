@@ -81,3 +81,18 @@ def test_a_campaign_says_it_plans_and_the_report_says_it_works(tmp_path: Path) -
     # The bar redraws a few times a second: a small report is done before it names a section.
     out = _on_a_terminal("report", str(campaign), cwd=tmp_path)
     assert "reading the store" in out and "wrote results/bars/report.html" in out
+
+
+@pytest.mark.skipif(not sim.available(), reason="simulator extension not built")
+def test_status_says_it_plans_a_campaign_before_it_counts(tmp_path: Path) -> None:
+    campaign = tmp_path / "c.toml"
+    campaign.write_text(
+        'name = "planned"\nseed = 1\n[design]\nkind = "wsp"\npoints = 150\n'
+        '[scenario]\ntemplate = "two_path"\nduration_s = 1.0\n'
+        '[factors.capacity0_mbps]\nlow = 1.0\nhigh = 50.0\nparam = "capacity_mbps[0]"\n'
+        '[factors.capacity1_mbps]\nlow = 1.0\nhigh = 50.0\nparam = "capacity_mbps[1]"\n'
+        '[factors.rtt0_ms]\nlow = 1.0\nhigh = 50.0\nparam = "rtt_ms[0]"\n'
+    )
+    out = _on_a_terminal("status", str(campaign), cwd=tmp_path)
+    assert "planned: planning the runs" in out
+    assert "planned: not started — 150 runs planned" in out

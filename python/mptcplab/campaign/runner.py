@@ -11,7 +11,7 @@ import contextlib
 import signal
 import socket
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -89,12 +89,15 @@ def backends_of(campaign: Campaign) -> dict[str, tuple[Backend, str]]:
     return {name: backend_of(campaign, name) for name in campaign.backend_names}
 
 
-def plan_campaign(campaign: Campaign) -> tuple[Plan, Backend, str]:
-    """The plan, and the first backend of the campaign with its version."""
+def plan_campaign(
+    campaign: Campaign, progress: Callable[[int, int], None] | None = None
+) -> tuple[Plan, Backend, str]:
+    """The plan, and the first backend of the campaign with its version. ``progress`` is told
+    how far the designs' generation is (``build_plan``)."""
     backends = backends_of(campaign)
     versions = {name: version for name, (_, version) in backends.items()}
     first, version = next(iter(backends.values()))
-    return build_plan(campaign, versions=versions), first, version
+    return build_plan(campaign, versions=versions, progress=progress), first, version
 
 
 def _refuse_what_backends_cannot_run(

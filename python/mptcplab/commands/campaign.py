@@ -13,7 +13,7 @@ from rich.table import Table
 
 from mptcplab.campaign.store import Store
 from mptcplab.commands.campaign_file import SetOption, load_campaign
-from mptcplab.commands.console import command_console, print_table
+from mptcplab.commands.console import command_console, print_table, stage_bar
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
@@ -116,7 +116,8 @@ def status_command(
         raise UserError("changes a campaign file; a store is read as it is", field="--set")
     if target.suffix == ".toml":
         campaign = load_campaign(target, changes)
-        plan, _, _ = plan_campaign(campaign)
+        with stage_bar(f"{campaign.name}: planning the runs") as told:
+            plan, _, _ = plan_campaign(campaign, told)
         keys = plan.unique_runs().keys()
         store_path = campaign.output
         if not store_path.exists():

@@ -6,6 +6,9 @@ long path) stays one line instead of being broken at a space. A table printed wi
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+
 from rich import box
 from rich.console import Console
 from rich.measure import Measurement
@@ -85,3 +88,19 @@ def run_progress(console: Console) -> Progress:
         transient=True,
         disable=not console.is_terminal,
     )
+
+
+@contextlib.contextmanager
+def stage_bar(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A bar with the elapsed time while a stage runs (a design of thousands of points takes
+    minutes to generate and to measure, and planning a campaign generates its designs); on a
+    terminal only, gone when the stage ends. The stage may tell it (steps done, steps expected)
+    through the function it yields, as WSP's search does: the bar then fills and shows the time
+    left."""
+    with run_progress(command_console(stderr=True)) as bar:
+        task = bar.add_task(description, total=None, clock="")
+
+        def told(done: int, expected: int) -> None:
+            bar.update(task, completed=done, total=expected, clock=f"step {done}/{expected}")
+
+        yield told

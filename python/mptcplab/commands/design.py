@@ -6,10 +6,9 @@ mptcplab design --kind wsp --dims 6 --points 200 -o design.csv   # a unit-cube d
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,7 +16,7 @@ import typer
 from rich.table import Table
 
 from mptcplab.commands.campaign_file import SetOption, load_campaign
-from mptcplab.commands.console import command_console, print_table, run_progress
+from mptcplab.commands.console import command_console, print_table, stage_bar
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 from mptcplab.outputs import check_writable, writing
@@ -184,7 +183,7 @@ def design_command(
         # level or a --set value the template rejects) must stop here too, not at the first run.
         # The backends' versions only enter the run keys, never shown here, so a campaign whose
         # backend is not built on this machine still shows its design.
-        with _stage(f"planning the campaign ({campaign.spec.design.kind} design)") as told:
+        with stage_bar(f"planning the campaign ({campaign.spec.design.kind} design)") as told:
             plan = build_plan(
                 campaign, versions=dict.fromkeys(campaign.backend_names, "?"), progress=told
             )
@@ -223,7 +222,7 @@ def design_command(
         except ValueError as exc:
             raise UserError(str(exc), field="--option" if kind in ENGINES else "--kind") from None
         try:
-            with _stage(f"generating a {kind} design") as told:
+            with stage_bar(f"generating a {kind} design") as told:
                 unit = generate(
                     kind, dims, points, rng=1 if seed is None else seed, progress=told, **options
                 )
@@ -235,28 +234,13 @@ def design_command(
     if show:
         print_table(console, _frame_table(shown, show))
     if measure and unit.shape[1] >= 1:
-        with _stage("measuring its quality") as told:
+        with stage_bar("measuring its quality") as told:
             table = quality_table(unit, told)
         print_table(console, table)
     if output is not None:
         with writing(output, "the design"):
             frame.to_csv(output, index=False)
         console.print(f"wrote {len(frame)} points to {output}")
-
-
-@contextlib.contextmanager
-def _stage(description: str) -> Iterator[Callable[[int, int], None]]:
-    """A bar with the elapsed time while a stage runs (a design of thousands of points takes
-    minutes to generate and to measure); on a terminal only, gone when the stage ends. The stage
-    may tell it (steps done, steps expected) through the function it yields, as WSP's search
-    does: the bar then fills and shows the time left."""
-    with run_progress(command_console(stderr=True)) as bar:
-        task = bar.add_task(description, total=None, clock="")
-
-        def told(done: int, expected: int) -> None:
-            bar.update(task, completed=done, total=expected, clock=f"step {done}/{expected}")
-
-        yield told
 
 
 def register(app: typer.Typer) -> None:

@@ -75,13 +75,13 @@ SEMANTIC: list[Bad] = [
         top(duration_s=2.0**63),
         "duration_s",
         "expected a duration of at most 10000000000 s (the clock counts nanoseconds in 64 bits), "
-        "got 9223372036854776000",
+        "got 9.223372036854776e18",
     ),
     Bad(
         "run shorter than a millisecond",
         top(duration_s=1e-10),
         "duration_s",
-        "expected a duration of at least 0.001 s, got 0.0000000001",
+        "expected a duration of at least 0.001 s, got 1e-10",
     ),
     Bad("negative warm-up", top(warmup_s=-1), "warmup_s", "expected seconds ≥ 0, got -1"),
     Bad(
@@ -132,6 +132,26 @@ SEMANTIC: list[Bad] = [
         "links[0].capacity_mbps",
         "expected a capacity in Mbit/s > 0, got -8",
     ),
+    # Far from 1, a number comes back in the exponent form it was likely written in, not as
+    # hundreds of digits.
+    Bad(
+        "huge negative capacity",
+        link(capacity_mbps=-1e300),
+        "links[0].capacity_mbps",
+        "expected a capacity in Mbit/s > 0, got -1e300",
+    ),
+    Bad(
+        "tiny negative delay",
+        link(delay_ms=-1.5e-300),
+        "links[0].delay_ms",
+        "expected a delay in ms ≥ 0, got -1.5e-300",
+    ),
+    Bad(
+        "huge loss",
+        link(loss=2.5e17),
+        "links[0].loss",
+        "expected a probability in [0, 1), got 2.5e17",
+    ),
     Bad(
         "zero capacity",
         link(capacity_mbps=0),
@@ -149,7 +169,7 @@ SEMANTIC: list[Bad] = [
         link(delay_ms=1e300),
         "links[0].delay_ms",
         "expected a delay of at most 10000000000000 ms (the clock counts nanoseconds in 64 "
-        "bits), got 1" + "0" * 300,
+        "bits), got 1e300",
     ),
     Bad(
         "jitter beyond the clock",
@@ -326,6 +346,12 @@ SEMANTIC: list[Bad] = [
         flow(stop_s=-1),
         "flows[0].stop_s",
         "expected seconds after start_s (0), got -1",
+    ),
+    Bad(
+        "stop before a start of seven digits",
+        flow(start_s=1.2345678, stop_s=1.2345671),
+        "flows[0].stop_s",
+        "expected seconds after start_s (1.2345678), got 1.2345671",
     ),
     Bad(
         "negative join delay",

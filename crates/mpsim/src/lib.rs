@@ -19,6 +19,7 @@ pub mod app;
 pub mod cc;
 pub mod event;
 pub mod mptcp;
+mod number_text;
 pub mod packet;
 pub mod report;
 pub mod rng;

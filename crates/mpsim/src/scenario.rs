@@ -2,6 +2,7 @@
 //! emulator (DESIGN.md "Scenario"), so every field carries its unit in its name and documents its
 //! default. Parsing is done by serde; `Scenario::validate` checks what types cannot express.
 
+use crate::number_text::Num;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -460,7 +461,7 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
 
 fn finite_at_least(v: f64, min: f64, field: String, what: &str) -> Result<(), ScenarioError> {
     if !v.is_finite() || v < min {
-        return Err(err(field, format!("expected {what}, got {v}")));
+        return Err(err(field, format!("expected {what}, got {}", Num(v))));
     }
     Ok(())
 }
@@ -478,8 +479,10 @@ fn within_clock_ms(v: f64, field: String, what: &str) -> Result<(), ScenarioErro
         return Err(err(
             field,
             format!(
-                "expected {what} of at most {MAX_DELAY_MS} ms (the clock counts nanoseconds in \
-                 64 bits), got {v}"
+                "expected {what} of at most {} ms (the clock counts nanoseconds in 64 bits), \
+                 got {}",
+                Num(MAX_DELAY_MS),
+                Num(v)
             ),
         ));
     }
@@ -498,7 +501,7 @@ pub const MAX_TRACE_VALUES: f64 = 5e7;
 
 fn positive(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
-        return Err(err(field, format!("expected {what} > 0, got {v}")));
+        return Err(err(field, format!("expected {what} > 0, got {}", Num(v))));
     }
     Ok(())
 }
@@ -522,9 +525,10 @@ impl Scenario {
             return Err(err(
                 "duration_s",
                 format!(
-                    "expected a duration of at most {MAX_DURATION_S} s (the clock counts \
-                     nanoseconds in 64 bits), got {}",
-                    self.duration_s
+                    "expected a duration of at most {} s (the clock counts nanoseconds in \
+                     64 bits), got {}",
+                    Num(MAX_DURATION_S),
+                    Num(self.duration_s)
                 ),
             ));
         }
@@ -532,8 +536,9 @@ impl Scenario {
             return Err(err(
                 "duration_s",
                 format!(
-                    "expected a duration of at least {MIN_DURATION_S} s, got {}",
-                    self.duration_s
+                    "expected a duration of at least {} s, got {}",
+                    Num(MIN_DURATION_S),
+                    Num(self.duration_s)
                 ),
             ));
         }
@@ -543,7 +548,8 @@ impl Scenario {
                 "warmup_s",
                 format!(
                     "expected a warm-up shorter than duration_s = {} s, got {}",
-                    self.duration_s, self.warmup_s
+                    Num(self.duration_s),
+                    Num(self.warmup_s)
                 ),
             ));
         }
@@ -573,7 +579,7 @@ impl Scenario {
             if !(0.0..1.0).contains(&l.loss) {
                 return Err(err(
                     f("loss"),
-                    format!("expected a probability in [0, 1), got {}", l.loss),
+                    format!("expected a probability in [0, 1), got {}", Num(l.loss)),
                 ));
             }
             finite_at_least(l.jitter_ms, 0.0, f("jitter_ms"), "a jitter in ms ≥ 0")?;
@@ -694,7 +700,8 @@ impl Scenario {
                     f("start_s"),
                     format!(
                         "expected a start before duration_s = {} s, got {}",
-                        self.duration_s, fl.start_s
+                        Num(self.duration_s),
+                        Num(fl.start_s)
                     ),
                 ));
             }
@@ -703,8 +710,9 @@ impl Scenario {
                     return Err(err(
                         f("stop_s"),
                         format!(
-                            "expected seconds after start_s ({}), got {stop}",
-                            fl.start_s
+                            "expected seconds after start_s ({}), got {}",
+                            Num(fl.start_s),
+                            Num(stop)
                         ),
                     ));
                 }
@@ -769,9 +777,13 @@ impl Scenario {
             return Err(err(
                 "trace_interval_ms",
                 format!(
-                    "expected at least {least} ms for these traces ({series} series over {} s; \
-                     at most {MAX_TRACE_VALUES} samples in all), got {}",
-                    self.duration_s, self.trace_interval_ms
+                    "expected at least {} ms for these traces ({} series over {} s; at most {} \
+                     samples in all), got {}",
+                    Num(least),
+                    Num(series),
+                    Num(self.duration_s),
+                    Num(MAX_TRACE_VALUES),
+                    Num(self.trace_interval_ms)
                 ),
             ));
         }
@@ -812,19 +824,23 @@ impl QueueSpec {
                 if !(max_packets.is_finite() && *max_packets > *min_packets) {
                     return Err(err(
                         format!("{field}.max_packets"),
-                        format!("expected a threshold above min_packets ({min_packets}), got {max_packets}"),
+                        format!(
+                            "expected a threshold above min_packets ({}), got {}",
+                            Num(*min_packets),
+                            Num(*max_packets)
+                        ),
                     ));
                 }
                 if !(*max_p > 0.0 && *max_p <= 1.0) {
                     return Err(err(
                         format!("{field}.max_p"),
-                        format!("expected a probability in (0, 1], got {max_p}"),
+                        format!("expected a probability in (0, 1], got {}", Num(*max_p)),
                     ));
                 }
                 if !(*weight > 0.0 && *weight <= 1.0) {
                     return Err(err(
                         format!("{field}.weight"),
-                        format!("expected an EWMA weight in (0, 1], got {weight}"),
+                        format!("expected an EWMA weight in (0, 1], got {}", Num(*weight)),
                     ));
                 }
                 if *limit_packets == 0 {
@@ -858,5 +874,39 @@ impl FlowSpec {
     }
     pub fn opportunistic_retransmit_enabled(&self) -> bool {
         self.protocol == Protocol::Mptcp && self.opportunistic_retransmit.unwrap_or(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scenario;
+    use rand::{Rng, SeedableRng};
+
+    /// A number in a scenario file reaches the simulator exactly as written: the Python model
+    /// checks the same value and the run uses it bit for bit.
+    #[test]
+    fn numbers_are_parsed_exactly() {
+        let scenario_with = |delay: &str| {
+            format!(
+                r#"{{"duration_s": 1.0, "links": [{{"id": "l", "capacity_mbps": 1.0,
+                "delay_ms": {delay}}}], "flows": [{{"id": "f", "protocol": "tcp",
+                "paths": [["l"]]}}]}}"#
+            )
+        };
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut values = vec![1.5e-300, 8.123456789012345, 0.1, 5e-324, 1e13];
+        // Any positive finite delay up to the clock's limit, from its bits.
+        while values.len() < 20_000 {
+            let v = f64::from_bits(rng.gen::<u64>() >> 1);
+            if v.is_finite() && v <= super::MAX_DELAY_MS {
+                values.push(v);
+            }
+        }
+        for v in values {
+            for text in [format!("{v:?}"), format!("{v:e}")] {
+                let s = Scenario::from_json(&scenario_with(&text)).expect("valid scenario");
+                assert_eq!(s.links[0].delay_ms.to_bits(), v.to_bits(), "{text}");
+            }
+        }
     }
 }

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
 
 from mptcplab.commands.path_value import path_value
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
-from mptcplab.scenario.model import MAX_DURATION_S, MIN_DURATION_S, Scenario, TraceKind
+from mptcplab.scenario.number_text import number_text
+from mptcplab.scenario.vocabulary import MAX_DURATION_S, MIN_DURATION_S, TraceKind
+
+if TYPE_CHECKING:
+    from mptcplab.scenario.model import Scenario
 
 ScenarioArgument = Annotated[
     Path, typer.Argument(metavar="FILE", help="Scenario file (.toml or .json).", parser=path_value)
@@ -26,16 +30,19 @@ SeedOption = Annotated[
 
 def _positive_duration(value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
-        raise UserError(f"expected a duration in seconds > 0, got {value:g}", field="--duration")
+        raise UserError(
+            f"expected a duration in seconds > 0, got {number_text(value)}", field="--duration"
+        )
     if value is not None and value < MIN_DURATION_S:
         raise UserError(
-            f"expected a duration of at least {MIN_DURATION_S:g} s, got {value:g}",
+            f"expected a duration of at least {number_text(MIN_DURATION_S)} s, "
+            f"got {number_text(value)}",
             field="--duration",
         )
     if value is not None and value > MAX_DURATION_S:
         raise UserError(
-            f"expected a duration of at most {MAX_DURATION_S:g} s (the clock counts nanoseconds "
-            f"in 64 bits), got {value:g}",
+            f"expected a duration of at most {number_text(MAX_DURATION_S)} s (the clock counts "
+            f"nanoseconds in 64 bits), got {number_text(value)}",
             field="--duration",
         )
     return value

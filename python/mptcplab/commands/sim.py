@@ -32,11 +32,12 @@ from mptcplab.commands.scenario_options import (
 )
 from mptcplab.errors import UserError
 from mptcplab.outputs import check_writable
-from mptcplab.results import FlowReport, Report
 
 if TYPE_CHECKING:
-    # The fair shares need numpy, a fifth of a second to import: imported when a table is drawn.
+    # The fair shares need numpy, a fifth of a second to import, and the report's model
+    # pydantic: imported when a run or a table needs them, not by `mptcplab --help`.
     from mptcplab.analysis.fairshare import FairShare
+    from mptcplab.results import FlowReport, Report
 
 T = TypeVar("T")
 

@@ -20,7 +20,6 @@ import math
 import types
 import typing
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -35,6 +34,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mptcplab.scenario.field_docs import field_doc
+from mptcplab.scenario.number_text import number_text as _num
+from mptcplab.scenario.vocabulary import MAX_DURATION_S, MIN_DURATION_S, TraceKind
 
 __all__ = [
     "DEFAULT_BUFFER_CAP_BYTES",
@@ -92,7 +93,6 @@ CountMode = Literal["per_ack", "per_segment"]
 CwndLimitedCheck = Literal["per_ack", "per_round"]
 CubicVariant = Literal["rfc9438", "linux"]
 DrsVariant = Literal["classic", "linux"]
-TraceKind = Literal["cwnd", "ssthresh", "srtt", "rwnd", "queue", "blocks"]
 
 # serde accepts only JSON arrays for Vec; tuples are accepted here for convenience (a tuple
 # serialises as an array, so the simulator sees the same thing).
@@ -111,30 +111,12 @@ def _invalid(field: str, message: str) -> PydanticCustomError:
     )
 
 
-# Longest run, seconds (crates/mpsim/src/scenario.rs, MAX_DURATION_S): the simulator's clock
-# holds nanoseconds in 64 bits, about 584 years.
-MAX_DURATION_S = 1e10
 # Longest link delay or jitter, ms (scenario.rs, MAX_DELAY_MS): the same clock limit.
 MAX_DELAY_MS = MAX_DURATION_S * 1e3
-# Shortest run, seconds (scenario.rs, MIN_DURATION_S): the report's rates divide by the run.
-MIN_DURATION_S = 1e-3
 # Most flows of a run, each of an entry's `count` counted (scenario.rs, MAX_FLOWS).
 MAX_FLOWS = 100_000
 # Most trace samples of a run over every series, 8 bytes each (scenario.rs, MAX_TRACE_VALUES).
 MAX_TRACE_VALUES = 5e7
-
-
-def _num(v: float) -> str:
-    """Format a number as Rust's ``{}`` does for f64: shortest round-trip digits, never in
-    exponent form, no trailing ``.0`` (``8``, ``0.5``, ``-0.0000001``, ``inf``, ``NaN``)."""
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    text = format(Decimal(repr(float(v))), "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
 
 
 def _finite_at_least(v: float, minimum: float, field: str, what: str) -> None:
@@ -496,7 +478,7 @@ class FlowSpec(_Model):
         ):
             raise _invalid(
                 "stop_s",
-                f"expected seconds after start_s ({self.start_s:g}), got {self.stop_s:g}",
+                f"expected seconds after start_s ({_num(self.start_s)}), got {_num(self.stop_s)}",
             )
         if self.join_delay_s is not None:
             _finite_at_least(self.join_delay_s, 0.0, "join_delay_s", "seconds ≥ 0")

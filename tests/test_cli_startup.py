@@ -14,26 +14,24 @@ HEAVY = ("pandas", "scipy", "matplotlib", "numpy")
 MODELS = ("mptcplab.scenario.model", "mptcplab.results")
 
 
-def test_the_command_line_starts_without_the_analysis_libraries() -> None:
+def _loaded_by_the_command_line(modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh interpreter holds once it has imported the command line."""
     probe = (
         "import sys, mptcplab.entry, mptcplab.cli\n"
-        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+        f"print(' '.join(m for m in {modules!r} if m in sys.modules))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
-    assert out.split() == [], out
+    return out.split()
+
+
+def test_the_command_line_starts_without_the_analysis_libraries() -> None:
+    assert _loaded_by_the_command_line(HEAVY) == []
 
 
 def test_the_command_line_starts_without_the_scenario_and_report_models() -> None:
-    probe = (
-        "import sys, mptcplab.entry, mptcplab.cli\n"
-        f"print(' '.join(m for m in {MODELS!r} if m in sys.modules))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.split() == [], out
+    assert _loaded_by_the_command_line(MODELS) == []
 
 
 def test_the_scenario_package_still_gives_every_name_it_lists() -> None:

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from mptcplab.analysis.latency import latency_summary
 from mptcplab.backends.perf import sockets, wire
 from mptcplab.backends.perf.sockets import PerfError, Transport
 
@@ -135,6 +134,10 @@ def transfer(
         }
         _abort(sock)
     if block_bytes is not None:
+        # Here, not at the top: the module imports pandas, which `perf matrix` and `perf gain`
+        # would otherwise pay for before they read a record.
+        from mptcplab.analysis.latency import latency_summary
+
         latencies = block_latencies_ms(
             answer.pop("block_done_ns"), answer.pop("first_byte_ns") - offset_ns, sent, block_bytes
         )

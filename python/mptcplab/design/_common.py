@@ -51,6 +51,21 @@ def check_count(name: str, value: object, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_size(d: object, n: object) -> tuple[int, int]:
+    """Validate a design's number of factors ``d`` and of points ``n`` against the bounds every
+    engine keeps (:data:`MAX_DIMS`, :data:`MAX_POINTS`)."""
+    d = check_count("d", d)
+    n = check_count("n", n)
+    if d > MAX_DIMS:
+        raise ValueError(f"d: at most {MAX_DIMS} factors, got {d}")
+    if n > MAX_POINTS:
+        raise ValueError(
+            f"n: at most {MAX_POINTS} points, got {n} (a design's quality measures compare "
+            "every pair of points)"
+        )
+    return d, n
+
+
 def check_real(name: str, value: object) -> float:
     """A real-number argument as a float; strings and booleans are refused by name (numpy's
     own message for them names neither the argument nor the value)."""

@@ -92,8 +92,14 @@ def fractional_factorial(k: int, generators: Sequence[str]) -> np.ndarray:
     k = check_count("k", k)
     if k > len(FACTOR_LETTERS):
         raise ValueError(f"k: at most {len(FACTOR_LETTERS)} factors are named, got {k}")
+    if generators is None:
+        generators = []
     if isinstance(generators, str):
         generators = [generators]
+    if not isinstance(generators, Sequence):
+        raise ValueError(
+            f"generators: expected a list of strings such as ['D=ABC'], got {generators!r}"
+        )
     letters = FACTOR_LETTERS[:k]
     parsed = [_parse_generator(g, letters, k) for g in generators]
     defined = [target for target, _, _ in parsed]
@@ -103,9 +109,28 @@ def fractional_factorial(k: int, generators: Sequence[str]) -> np.ndarray:
     basic = [letter for letter in letters if letter not in defined]
     if not basic:
         raise ValueError(f"generators: all {k} factors are generated; at least one must be basic")
+    if 2 ** len(basic) > MAX_POINTS:
+        raise ValueError(
+            f"k: 2^{len(basic)} runs for {len(basic)} basic factors (k = {k} with "
+            f"{len(parsed)} generator(s)) is more than the {MAX_POINTS} points a design may have; "
+            "add generators"
+        )
+    words: dict[str, str] = {}
     for (target, _, word), text in zip(parsed, generators, strict=True):
         if target in word:
             raise ValueError(f"generator {text!r}: {target} cannot be defined from itself")
+        # A one-letter word copies a factor; two generators with one word give two copies of a
+        # column (or its mirror): in either case two factors' effects cannot be told apart.
+        if len(word) < 2:
+            raise ValueError(
+                f"generator {text!r}: {target} would repeat {word} (a generator multiplies at "
+                "least two basic factors)"
+            )
+        if (same := words.setdefault("".join(sorted(word)), text)) != text:
+            raise ValueError(
+                f"generators {same!r} and {text!r}: the two factors would have the same column "
+                "(up to sign)"
+            )
         derived = [letter for letter in word if letter not in basic]
         if derived:
             raise ValueError(

@@ -111,7 +111,9 @@ class Factor:
 
     @classmethod
     def categorical(cls, name: str, levels: Sequence[Hashable]) -> Factor:
-        return cls(name=name, kind="categorical", levels=tuple(levels))
+        # Passed on as given: tuple("olia") would make four one-letter levels before the
+        # check that refuses a string could see it.
+        return cls(name=name, kind="categorical", levels=levels)  # type: ignore[arg-type]
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str | None = None) -> Factor:
@@ -216,7 +218,10 @@ def scale(
     Use ``scale(...).to_dict("records")`` for a list of dicts.
     """
     factors = _check_factor_list(factors)
-    arr = np.asarray(points, dtype=float) if not isinstance(points, np.ndarray) else points
+    try:
+        arr = np.asarray(points, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"points: expected a numeric (n, d) array ({exc})") from None
     if arr.ndim != 2:
         raise ValueError(f"points: expected a 2-D array of shape (n, d), got shape {np.shape(arr)}")
     if arr.shape[1] != len(factors):
@@ -247,6 +252,11 @@ def scale(
 def unscale(frame: pd.DataFrame, factors: Sequence[Factor]) -> np.ndarray:
     """Map factor values back to the unit cube (n, d), e.g. to assess a rounded design's quality."""
     factors = _check_factor_list(factors)
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(
+            f"frame: expected a pandas DataFrame with one column per factor (as scale returns), "
+            f"got {type(frame).__name__}"
+        )
     missing = [f.name for f in factors if f.name not in frame.columns]
     if missing:
         raise ValueError(f"unscale: columns missing for factor(s) {missing}")

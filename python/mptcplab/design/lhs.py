@@ -32,6 +32,7 @@ from ._common import (
     check_count,
     check_flag,
     check_real,
+    check_size,
 )
 from .metrics import distance_matrix, euclidean
 from .quality import _phi_p_from_distances
@@ -70,8 +71,7 @@ def lhs(d: int, n: int, *, rng: RngLike, centered: bool = False) -> np.ndarray:
     Column k holds one point in each stratum ``[(i - 1)/n, i/n)``: ``x_ik = (pi_k(i) - U_ik)/n``
     with pi_k a random permutation of 1..n and U ~ U(0, 1], or U = 1/2 when ``centered``.
     """
-    d = check_count("d", d)
-    n = check_count("n", n)
+    d, n = check_size(d, n)
     gen = as_generator(rng)
     strata = np.column_stack([gen.permutation(n) for _ in range(d)])
     offset = np.full((n, d), 0.5) if check_flag("centered", centered) else gen.random((n, d))
@@ -188,22 +188,18 @@ def anneal_maximin(
     Each step swaps the values of two random rows in one random column (a Latin hypercube stays
     one), and is accepted with probability ``min(1, exp((phi_old - phi_new)/T))``. Temperature:
     ``GEOM`` ``T_i = c^i T0``; ``LINEAR`` ``T_i = T0 (1 - i/it)``; ``GEOM_MORRIS`` holds T for
-    inner loops that end after ``Imax`` proposals without a new best, then ``T <- c T``, for at
-    most ``it`` outer loops (stopping early when a whole inner loop accepts nothing).
+    inner loops that end after ``Imax - 1`` proposals in a row without a new best (DiceDesign's
+    ``I <- 1; while (I < Imax)``), then ``T <- c T``, for at most ``it`` outer loops (stopping
+    early when a whole inner loop accepts nothing).
     Returns the best design visited (DiceDesign returns the last one for GEOM and LINEAR).
     """
     x0 = as_unit_points(design, name="design")
     gen = as_generator(rng)
-    it = check_count("it", it)
-    Imax = check_count("Imax", Imax)
-    if profile not in PROFILES:
-        raise ValueError(f"profile: expected one of {list(PROFILES)}, got {profile!r}")
-    for name, value in (("T0", T0), ("p", p)):
-        if not np.isfinite(check_real(name, value)) or value <= 0:
-            raise ValueError(f"{name}: expected a positive number, got {value!r}")
-    if not 0 < check_real("c", c) < 1:
-        raise ValueError(f"c: expected 0 < c < 1, got {c!r}")
+    it, Imax = _check_annealing(T0=T0, c=c, it=it, p=p, profile=profile, Imax=Imax)
     n, d = x0.shape
+    check_size(d, n)
+    if n < 2:
+        raise ValueError("design: annealing needs at least two points, got 1")
     if n < 3:
         # With two points every swap leaves their distance unchanged; nothing to optimise.
         phi = _phi_direct(x0, p)
@@ -282,6 +278,26 @@ def anneal_maximin(
     )
 
 
+def _check_annealing(
+    *, T0: float, c: float, it: int, p: float, profile: str, Imax: int
+) -> tuple[int, int]:
+    """Refuse annealing options that would not anneal; returns ``it`` and ``Imax``."""
+    it = check_count("it", it)
+    Imax = check_count("Imax", Imax)
+    if profile not in PROFILES:
+        raise ValueError(f"profile: expected one of {list(PROFILES)}, got {profile!r}")
+    for name, value in (("T0", T0), ("p", p)):
+        if not np.isfinite(check_real(name, value)) or value <= 0:
+            raise ValueError(f"{name}: expected a positive number, got {value!r}")
+    if not 0 < check_real("c", c) < 1:
+        raise ValueError(f"c: expected 0 < c < 1, got {c!r}")
+    if profile == "GEOM_MORRIS" and Imax < 2:
+        # The inner loop runs while its count of proposals without a new best, starting at 1,
+        # stays below Imax: with 1 it would never propose anything.
+        raise ValueError(f"Imax: expected an integer >= 2 with profile GEOM_MORRIS, got {Imax}")
+    return it, Imax
+
+
 def _phi_direct(x: np.ndarray, p: float) -> float:
     return _phi_p_from_distances(pdist(x), p)
 
@@ -304,6 +320,7 @@ def maximin_lhs(
     A random LHS (:func:`lhs`) improved by :func:`anneal_maximin` with DiceDesign's defaults.
     """
     gen = as_generator(rng)
+    _check_annealing(T0=T0, c=c, it=it, p=p, profile=profile, Imax=Imax)
     start = lhs(d, n, rng=gen, centered=centered)
     if n < 2:
         return start  # one point has no distance to spread

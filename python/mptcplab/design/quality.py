@@ -31,7 +31,7 @@ import numpy.typing as npt
 from scipy.spatial.distance import pdist, squareform
 from scipy.stats import qmc
 
-from ._common import as_unit_points
+from ._common import MAX_POINTS, as_unit_points, check_flag, check_real
 
 DEFAULT_P = 50
 
@@ -56,7 +56,19 @@ def _points(points: npt.ArrayLike, *, minimum: int = 2) -> np.ndarray:
         raise ValueError(
             f"points: this measure needs at least {minimum} points, got {arr.shape[0]}"
         )
+    if arr.shape[0] > MAX_POINTS:
+        raise ValueError(
+            f"points: at most {MAX_POINTS} points, got {arr.shape[0]} (the measures compare "
+            "every pair of points)"
+        )
     return arr
+
+
+def _exponent(p: object) -> float:
+    value = check_real("p", p)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"p: expected a positive exponent, got {p!r}")
+    return value
 
 
 def nearest_neighbour_distances(points: npt.ArrayLike) -> np.ndarray:
@@ -73,9 +85,7 @@ def mindist(points: npt.ArrayLike) -> float:
 
 def phi_p(points: npt.ArrayLike, p: float = DEFAULT_P) -> float:
     """Morris-Mitchell ``(sum_{i<j} d_ij^-p)^(1/p)`` (smaller is better; ~1/mindist for large p)."""
-    if not p > 0:
-        raise ValueError(f"p: expected a positive exponent, got {p!r}")
-    return _phi_p_from_distances(pdist(_points(points)), p)
+    return _phi_p_from_distances(pdist(_points(points)), _exponent(p))
 
 
 def _phi_p_from_distances(distances: np.ndarray, p: float) -> float:
@@ -202,8 +212,8 @@ def quality(
     O(n^2), and thousands of points in tens of dimensions take minutes or more.
     """
     arr = _points(points)
-    if not p > 0:
-        raise ValueError(f"p: expected a positive exponent, got {p!r}")
+    p = _exponent(p)
+    projections = check_flag("projections", projections)
     n, d = arr.shape
     report: dict[str, float] = {"n": n, "d": d}
     pairs = list(itertools.combinations(range(d), 2)) if projections else []

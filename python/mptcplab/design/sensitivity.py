@@ -9,7 +9,7 @@ standard deviation (ddof = 1) unless told otherwise; NaN values (failed runs) ar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -18,28 +18,55 @@ import pandas as pd
 DEFAULT_PERCENTILES = (5, 25, 50, 75, 95)
 
 
+_SUMMARY_COLUMNS = ("mean", "std", "range", "relative_std")
+
+
 def sensitivity(
-    metric_by_design: Sequence[npt.ArrayLike],
+    metric_by_design: Sequence[npt.ArrayLike] | Mapping[str, npt.ArrayLike] | pd.DataFrame,
     percentiles: Sequence[float] = DEFAULT_PERCENTILES,
     *,
     ddof: int = 1,
 ) -> pd.DataFrame:
     """Per-percentile values of a metric for each design and their spread across designs.
 
-    Returns a frame indexed by ``percentile`` with columns ``design_0 .. design_{m-1}``, ``mean``,
-    ``std`` (across designs), ``range`` (max - min of all values pooled) and ``relative_std``
-    (``std / range``; 0 when every value is equal).
+    ``metric_by_design`` holds one array of metric values per design: a list, or a mapping (a
+    dict, or a DataFrame with one column per design) whose keys name the designs.
+    Returns a frame indexed by ``percentile`` with one column per design (``design_0 ..
+    design_{m-1}`` for a list, the keys for a mapping), ``mean``, ``std`` (across designs),
+    ``range`` (max - min of all values pooled) and ``relative_std`` (``std / range``; 0 when
+    every value is equal).
     """
     if isinstance(metric_by_design, np.ndarray) and metric_by_design.ndim == 1:
         raise ValueError("metric_by_design: expected one array of metric values per design")
+    if isinstance(metric_by_design, str):
+        raise ValueError(
+            f"metric_by_design: expected one array of metric values per design, "
+            f"got {metric_by_design!r}"
+        )
+    # Iterating a DataFrame or a dict gives its keys, which would be read as the metric values.
+    if isinstance(metric_by_design, Mapping | pd.DataFrame):
+        names = [str(key) for key in metric_by_design]
+        labels = [repr(name) for name in names]
+        arrays = [metric_by_design[key] for key in metric_by_design]
+        if clash := sorted(set(names) & set(_SUMMARY_COLUMNS)):
+            raise ValueError(f"metric_by_design: design name(s) {clash} clash with the summary")
+    else:
+        arrays = list(metric_by_design)
+        names = [f"design_{i}" for i in range(len(arrays))]
+        labels = [str(i) for i in range(len(arrays))]
     samples = []
-    for i, values in enumerate(metric_by_design):
-        arr = np.asarray(values, dtype=float).ravel()
+    for label, values in zip(labels, arrays, strict=True):
+        try:
+            arr = np.asarray(values, dtype=float).ravel()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"metric_by_design: design {label}: expected numbers ({exc})"
+            ) from None
         finite = arr[~np.isnan(arr)]
         if finite.size == 0:
-            raise ValueError(f"metric_by_design: design {i} has no (non-NaN) metric values")
+            raise ValueError(f"metric_by_design: design {label} has no (non-NaN) metric values")
         if np.any(np.isinf(finite)):
-            raise ValueError(f"metric_by_design: design {i} has infinite metric values")
+            raise ValueError(f"metric_by_design: design {label} has infinite metric values")
         samples.append(finite)
     if len(samples) < 2:
         raise ValueError(
@@ -59,7 +86,7 @@ def sensitivity(
     frame = pd.DataFrame(
         table,
         index=pd.Index(pct, name="percentile"),
-        columns=[f"design_{i}" for i in range(len(samples))],
+        columns=names,
     )
     frame["mean"] = table.mean(axis=1)
     frame["std"] = std

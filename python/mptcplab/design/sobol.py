@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 from scipy.stats import qmc
 
-from ._common import RngLike, as_generator, check_count, check_flag
+from ._common import RngLike, as_generator, check_count, check_flag, check_size
 
 
 def _sobol_engine(d: int, *, scramble: bool, generator: np.random.Generator) -> qmc.Sobol:
@@ -31,8 +31,7 @@ def sobol(d: int, n: int, *, rng: RngLike, scramble: bool = True) -> np.ndarray:
     allowed (the prefix of the sequence is returned) without scipy's warning about it.
     Without scrambling the sequence starts at the origin and ``rng`` has no effect.
     """
-    d = check_count("d", d)
-    n = check_count("n", n)
+    d, n = check_size(d, n)
     engine = _sobol_engine(d, scramble=scramble, generator=as_generator(rng))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*balance properties of Sobol.*")
@@ -49,6 +48,5 @@ def sobol_base2(d: int, m: int, *, rng: RngLike, scramble: bool = True) -> np.nd
 
 def uniform_random(d: int, n: int, *, rng: RngLike) -> np.ndarray:
     """``n`` independent uniform points in [0, 1)^d, shape (n, d)."""
-    d = check_count("d", d)
-    n = check_count("n", n)
+    d, n = check_size(d, n)
     return as_generator(rng).random((n, d))

@@ -25,20 +25,24 @@ import numpy as np
 import numpy.typing as npt
 
 from ._common import (
+    MAX_DIMS,
     RngLike,
     as_generator,
     as_unit_points,
     check_count,
     check_flag,
     check_real,
+    check_size,
 )
 from .metrics import Metric, distance_matrix, resolve_metric, unit_cube_diameter
-from .sobol import sobol_base2, uniform_random
+from .sobol import sobol_base2
 
 # Stop bisecting once the bracket is this small relative to the cube's diameter: n(dmin) is a step
 # function and no step is narrower than floating-point noise on the distances.
 _BRACKET_RESOLUTION = 1e-13
 DEFAULT_OVERSAMPLING = 20
+#: Largest candidate set: 2^20, a Sobol' set of 100 candidates per point for 10,000 points.
+MAX_CANDIDATES = 2**20
 DEFAULT_MAX_ITER = 60
 DEFAULT_SCAN = 64
 # Relative dmin step of the local scan, divided by d because n ~ dmin^-d: after 64 trials the
@@ -124,9 +128,17 @@ def wsp_select(
     _, dist = resolve_metric(metric)
     if not np.isfinite(check_real("dmin", dmin)) or dmin < 0:
         raise ValueError(f"dmin: expected a finite distance >= 0, got {dmin!r}")
-    if not 0 <= seed_index < cand.shape[0]:
-        raise ValueError(f"seed_index: {seed_index} outside 0..{cand.shape[0] - 1}")
-    return _select(cand, float(dmin), int(seed_index), dist)
+    seed_index = _check_seed_index(seed_index, cand.shape[0])
+    return _select(cand, float(dmin), seed_index, dist)
+
+
+def _check_seed_index(seed_index: object, n_cand: int) -> int:
+    # int(1.7) would quietly start from candidate 1.
+    if isinstance(seed_index, bool) or not isinstance(seed_index, int | np.integer):
+        raise ValueError(f"seed_index: expected a candidate index (an integer), got {seed_index!r}")
+    if not 0 <= int(seed_index) < n_cand:
+        raise ValueError(f"seed_index: {int(seed_index)} outside 0..{n_cand - 1}")
+    return int(seed_index)
 
 
 def _select(cand: np.ndarray, dmin: float, seed: int, dist: Metric) -> np.ndarray:
@@ -196,15 +208,15 @@ def wsp_search(
     search over thousands of candidates takes seconds to minutes, its runs about as long each.
     """
     cand = as_unit_points(candidates, name="candidates")
-    n = check_count("n", n)
+    n_cand, d = cand.shape
+    _, n = check_size(d, n)
     max_iter = check_count("max_iter", max_iter)
     scan = check_count("scan", scan, minimum=0)
-    n_cand, d = cand.shape
+    exact = check_flag("exact", exact)
     if n > n_cand:
         raise ValueError(f"n: {n} points requested from only {n_cand} candidates")
     name, dist = resolve_metric(metric)
-    if not 0 <= seed_index < n_cand:
-        raise ValueError(f"seed_index: {seed_index} outside 0..{n_cand - 1}")
+    seed_index = _check_seed_index(seed_index, n_cand)
 
     def result(sel: np.ndarray, dmin: float, keep: np.ndarray | None, evals: int) -> WSPResult:
         if progress is not None:
@@ -294,12 +306,20 @@ def wsp_candidates(
 ) -> np.ndarray:
     """Candidate set for WSP: scrambled Sobol' (rounded up to a power of two) or uniform random."""
     d = check_count("d", d)
+    if d > MAX_DIMS:
+        raise ValueError(f"d: at most {MAX_DIMS} factors, got {d}")
     n_candidates = check_count("n_candidates", n_candidates)
+    if n_candidates > MAX_CANDIDATES:
+        raise ValueError(
+            f"n_candidates: at most {MAX_CANDIDATES} candidates, got {n_candidates} (the "
+            "default, 20 per point, gives 200,000 for the largest design)"
+        )
     if kind == "sobol":
         m = int(np.ceil(np.log2(n_candidates)))
         return sobol_base2(d, m, rng=rng)
     if kind == "random":
-        return uniform_random(d, n_candidates, rng=rng)
+        # The same draws as uniform_random, whose bound is a design's, not a candidate set's.
+        return as_generator(rng).random((n_candidates, d))
     raise ValueError(f"candidates: expected 'sobol', 'random' or an (N, d) array, got {kind!r}")
 
 
@@ -319,8 +339,7 @@ def wsp_design(
     progress: SearchProgress | None = None,
 ) -> WSPResult:
     """WSP design of ``n`` points in [0, 1]^d with its search record (see :func:`wsp`)."""
-    d = check_count("d", d)
-    n = check_count("n", n)
+    d, n = check_size(d, n)
     restarts = check_count("restarts", restarts)
     exact = check_flag("exact", exact)
     gen = as_generator(rng)
@@ -340,6 +359,11 @@ def wsp_design(
         if not np.isfinite(check_real("oversampling", oversampling)) or oversampling < 1:
             raise ValueError(f"oversampling: expected a number >= 1, got {oversampling!r}")
         size = n_candidates if n_candidates is not None else int(np.ceil(oversampling * n))
+        if n_candidates is None and size > MAX_CANDIDATES:
+            raise ValueError(
+                f"oversampling: {oversampling!r} x {n} points is more than the "
+                f"{MAX_CANDIDATES} candidates a search may have"
+            )
         size = check_count("n_candidates", size)
         if size < n:
             raise ValueError(f"n_candidates: {size} is fewer than the n = {n} points requested")

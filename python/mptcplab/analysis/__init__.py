@@ -13,22 +13,26 @@
   :func:`export`;
 - ``fairshare``: :func:`fair_share`, every flow's max-min fair goodput, multipath users pooling
   their paths (the draft's "optimum without probing cost"; with :func:`probing_floors`, "with
-  probing cost");
+  probing cost"), or :class:`InfeasibleFloors` when the floors overfill a link;
 - ``capacity_bound``: :func:`max_total_goodput`, the most the flows can get together (CoNEXT
   2013's congestion-balancing bound);
 - ``published``: :func:`compare_published`, a paper's figures beside the median of the runs at
   the settings they were measured at (a campaign's ``[[published]]`` entries);
 - ``latency``: :func:`block_latencies`, every application block's latency pooled per variant,
-  and :func:`latency_table` (NSDI 2012 Fig. 7's distribution);
+  and :func:`latency_table` (NSDI 2012 Fig. 7's distribution), a row of which is
+  :func:`latency_summary`;
 - ``paired``: :func:`compare_variants`, each pair of levels of a qualitative factor compared
   point by point (median difference with its interval, sign test); two that share one point
-  only, over their replications there;
+  only, over their replications there; :func:`paired_differences`, the differences it tests,
+  and :func:`median_interval`, the interval;
 - ``rank_sum``: :func:`compare_samples`, two samples compared by the rank-sum test with the
   Hodges–Lehmann shift and its interval;
 - ``heatmap``: :func:`heat_grid`, a metric's medians over the pair of factors that explains most
-  of it;
+  of it (a :class:`HeatGrid`);
 - ``sensitivity``: spread of the percentiles across independent designs (§4.6);
-- ``plots`` and ``report``: figures and the self-contained HTML report.
+- ``plots`` and ``report``: figures and the self-contained HTML report (:func:`build_report`,
+  :func:`write_report`), and from a store what it shows: :func:`variant_comparisons`,
+  :func:`published_comparison`.
 
 Names are imported on first use: run workers need the metrics, not pandas or matplotlib.
 """
@@ -45,15 +49,22 @@ _EXPORTS = {
     "run_metrics": "mptcplab.analysis.metrics",
     "unmet_need": "mptcplab.analysis.metric_needs",
     "fair_share": "mptcplab.analysis.fairshare",
+    "InfeasibleFloors": "mptcplab.analysis.fairshare",
     "max_total_goodput": "mptcplab.analysis.capacity_bound",
     "probing_floors": "mptcplab.analysis.fairshare",
     "compare_samples": "mptcplab.analysis.rank_sum",
     "heat_grid": "mptcplab.analysis.heatmap",
+    "HeatGrid": "mptcplab.analysis.heatmap",
     "block_latencies": "mptcplab.analysis.latency",
+    "latency_summary": "mptcplab.analysis.latency",
     "latency_table": "mptcplab.analysis.latency",
     "compare_published": "mptcplab.analysis.published",
     "compare_variants": "mptcplab.analysis.paired",
+    "median_interval": "mptcplab.analysis.paired",
+    "paired_differences": "mptcplab.analysis.paired",
     "build_report": "mptcplab.analysis.report",
+    "published_comparison": "mptcplab.analysis.report",
+    "variant_comparisons": "mptcplab.analysis.report",
     "write_report": "mptcplab.analysis.report",
     "sensitivity_table": "mptcplab.analysis.sensitivity",
     "export": "mptcplab.analysis.tables",

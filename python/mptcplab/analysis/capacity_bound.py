@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mptcplab.analysis._checks import as_mapping, check_hops, link_capacities
 from mptcplab.analysis.metrics import PAYLOAD_FRACTION
 
 if TYPE_CHECKING:
@@ -32,8 +33,10 @@ __all__ = ["max_total_goodput"]
 def max_total_goodput(scenario: Scenario | Mapping[str, Any]) -> float:
     """The largest sum of goodputs (Mbit/s) the flows of ``scenario`` (a Scenario or its
     dictionary) can reach together within the links' capacities."""
-    data = scenario if isinstance(scenario, Mapping) else scenario.to_dict()
-    capacity = tuple((link["id"], float(link["capacity_mbps"])) for link in data["links"])
+    data = as_mapping(scenario, "scenario", "Scenario")
+    links = link_capacities(data)
+    check_hops(data, links)
+    capacity = tuple(links.items())
     paths = tuple(tuple(path) for flow in data["flows"] for path in flow["paths"])
     return _max_total(capacity, paths) * PAYLOAD_FRACTION
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from mptcplab.analysis._checks import as_mapping, check_hops, link_capacities, listed, unknown_names
 from mptcplab.analysis.metrics import HEADER_BYTES, MSS_BYTES, PAYLOAD_FRACTION
 
 if TYPE_CHECKING:
@@ -84,15 +85,11 @@ class _Flow(NamedTuple):
 _Shares = tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]
 
 
-def _as_mapping(scenario: Scenario | Mapping[str, Any]) -> Mapping[str, Any]:
-    return scenario if isinstance(scenario, Mapping) else scenario.to_dict()
-
-
 def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
     """Whether the shares can be set beside measured goodputs: they take every flow as active
     through the measurement window, which a flow starting after the warm-up, or stopping
     before the end, is not."""
-    data = _as_mapping(scenario)
+    data = as_mapping(scenario, "scenario", "Scenario")
     warmup = float(data.get("warmup_s", 0.0))
     return all(
         float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
@@ -112,14 +109,20 @@ def fair_share(
 
     ``floors``: per flow entry id, per path, the least rate on the wire (Mbit/s) each of its
     users must send on that path; raises :class:`InfeasibleFloors` when the links cannot carry
-    them all."""
-    data = _as_mapping(scenario)
+    them all. A scenario without flows has no shares (empty tables)."""
+    data = as_mapping(scenario, "scenario", "Scenario")
     floors = floors or {}
-    links = tuple((link["id"], float(link["capacity_mbps"])) for link in data["links"])
+    capacity = link_capacities(data)
+    check_hops(data, capacity)
+    unknown_names(list(floors), (f["id"] for f in data["flows"]), "floors", "flow entry")
+    if not data["flows"]:
+        return FairShare(per_flow_mbps={}, per_path_mbps={})
+    links = tuple(capacity.items())
     flows = []
     for f in data["flows"]:
         paths = tuple(tuple(path) for path in f["paths"])
-        least = tuple(float(v) for v in floors.get(f["id"], [0.0] * len(paths)))
+        given = floors.get(f["id"], [0.0] * len(paths))
+        least = tuple(float(v) for v in listed(given, f"floors of {f['id']!r}", "rates"))
         if len(least) != len(paths) or any(not v >= 0 for v in least):
             raise ValueError(f"floors of {f['id']!r}: expected {len(paths)} rates ≥ 0, got {least}")
         flows.append(_Flow(f["id"], int(f.get("count", 1)), paths, least))
@@ -139,8 +142,8 @@ def probing_floors(
     path in ``report`` (queueing included, as the draft's "RTT ≈ 150 ms including queueing
     delay"). ``report``: what :func:`mptcplab.sim.run` returns, or its dictionary. None when
     some such path has no measured RTT."""
-    data = _as_mapping(scenario)
-    measured = report if isinstance(report, Mapping) else report.to_dict()
+    data = as_mapping(scenario, "scenario", "Scenario")
+    measured = as_mapping(report, "report", "Report")
     floors: dict[str, list[float]] = {}
     for flow in data["flows"]:
         if flow.get("protocol") != "mptcp" or len(flow["paths"]) < 2:

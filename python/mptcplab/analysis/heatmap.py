@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mptcplab.analysis._checks import finite_numbers, listed, require_columns, unknown_names
+
 # At least this many points per cell on average before a factor is cut more finely.
 POINTS_PER_CELL = 4
 MAX_BINS = 8
@@ -30,7 +32,8 @@ class HeatGrid:
     """Medians of ``metric`` over cells of ``x`` × ``y``, one array per variant (rows are y
     cells from low to high, columns x cells); ``nan`` where no point fell. ``explained`` is
     ``nan`` when the pair is the only one and its cells hold one point each (a two-factor
-    grid without replication): nothing to choose, nothing to estimate it from."""
+    grid without replication), or the metric does not vary within any variant: nothing to
+    choose, nothing to estimate it from."""
 
     metric: str
     x: str
@@ -82,11 +85,32 @@ def _adjusted_eta_squared(frame: pd.DataFrame, metric: str, cells: list[str]) ->
 def heat_grid(
     medians: pd.DataFrame, metric: str, factors: Sequence[str], variants: Sequence[str]
 ) -> HeatGrid | None:
-    """The heat map of ``metric`` over the pair of ``factors`` that explains most of it; None
-    with fewer than two varying factors, or when no pair's cells hold enough points to compare
-    pairs by."""
+    """The heat map of ``metric`` over the pair of ``factors`` that explains most of it, one
+    grid per variant of ``variants`` (a variant without a value of the metric gets an empty
+    grid).
+
+    ``factors`` are quantitative: columns of finite numbers. Points without a value of the
+    metric (NaN) are left out; infinite values are refused. None when fewer than two of
+    ``factors`` vary over the points that have a value, or, with three factors or more, when
+    no pair's cells tell anything apart: the metric does not vary within any variant, or the
+    cells hold one point each (nothing to compare pairs by)."""
+    factors = listed(factors, "factors", "factor names")
+    variants = listed(variants, "variants", "variant labels")
+    require_columns(medians.columns, [metric], "metric", "medians")
+    require_columns(medians.columns, ["variant"], "medians", "medians")
+    require_columns(medians.columns, factors, "factors", "medians")
+    finite_numbers(medians[metric], "metric")
+    unknown_names(variants, medians["variant"], "variants", "variant")
     frame = medians.dropna(subset=[metric])
-    factors = [f for f in factors if f in frame and frame[f].nunique() > 1]
+    for factor in factors:
+        finite_numbers(frame[factor], "factors")
+        missing = int(frame[factor].isna().sum())
+        if missing:
+            raise ValueError(
+                f"factors: column {factor!r} has no value (NaN) at {missing} of the points with "
+                "a value of the metric; each needs its factor values to have a cell"
+            )
+    factors = [f for f in factors if frame[f].nunique() > 1]
     if len(factors) < 2 or frame.empty:
         return None
     per_variant = int(frame.groupby("variant").size().min())

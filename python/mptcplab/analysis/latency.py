@@ -11,7 +11,8 @@ this module pools the blocks themselves, from the runs' block traces (scenario `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import reprlib
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,10 +36,11 @@ def block_latencies(store: Store, runs: pd.DataFrame) -> dict[str, np.ndarray]:
     return {v: np.concatenate(parts) for v, parts in pooled.items()}
 
 
-def latency_summary(values: np.ndarray) -> dict[str, float | int]:
+def latency_summary(values: np.ndarray | Sequence[float]) -> dict[str, float | int]:
     """Blocks, mean, :data:`LATENCY_PERCENTILES` (``p50`` …, interpolated linearly between
-    neighbouring values, numpy's default) and maximum of some block latencies (ms); only
-    ``blocks`` when there are none."""
+    neighbouring values, numpy's default) and maximum of some block latencies (ms, an array or
+    a list); only ``blocks`` when there are none."""
+    values = latency_values(values, "values")
     summary: dict[str, float | int] = {"blocks": int(values.size)}
     if values.size:
         summary["mean"] = float(values.mean())
@@ -50,11 +52,26 @@ def latency_summary(values: np.ndarray) -> dict[str, float | int]:
     return summary
 
 
-def latency_table(latencies: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """Blocks, mean, percentiles and maximum of the pooled latencies of each variant (ms)."""
+def latency_values(values: np.ndarray | Sequence[float], argument: str) -> np.ndarray:
+    """Block latencies (ms) as a flat array of numbers."""
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.ndim != 1:
+        raise ValueError(
+            f"{argument}: expected a list or 1-D array of latencies (ms), "
+            f"got {reprlib.repr(values)}"
+        )
+    return array
+
+
+def latency_table(latencies: Mapping[str, np.ndarray | Sequence[float]]) -> pd.DataFrame:
+    """Blocks, mean, percentiles and maximum of the pooled latencies of each variant (ms), given
+    as arrays or lists."""
     rows = []
     for variant, values in latencies.items():
-        summary = latency_summary(values)
+        summary = latency_summary(latency_values(values, f"latencies[{variant!r}]"))
         row: dict[str, object] = {"variant": variant, "blocks": summary.pop("blocks")}
         row |= {f"{name} ms": value for name, value in summary.items()}
         rows.append(row)

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mptcplab.analysis._checks import as_mapping
 from mptcplab.analysis.metrics import app_kind
+
+if TYPE_CHECKING:
+    from mptcplab.scenario import model
 
 __all__ = ["FLOW_NEEDS", "NEEDS", "FlowNeed", "Need", "need_of", "unmet_need"]
 
@@ -118,9 +122,10 @@ def need_of(name: str) -> str | None:
     return None if need is None else need.what
 
 
-def unmet_need(name: str, scenarios: Iterable[Scenario], whose: str) -> str | None:
-    """Why metric ``name`` has no value in any of ``scenarios`` (``whose``: "the campaign's
-    scenarios", "the store's runs"), or None when some scenario can give it."""
+def unmet_need(name: str, scenarios: Iterable[Scenario | model.Scenario], whose: str) -> str | None:
+    """Why metric ``name`` has no value in any of ``scenarios`` (Scenarios or their
+    dictionaries; ``whose``: "the campaign's scenarios", "the store's runs"), or None when some
+    scenario can give it."""
     prefix, dot, entry = name.partition(".")
     met: Callable[[Scenario], bool]
     if dot:
@@ -133,6 +138,6 @@ def unmet_need(name: str, scenarios: Iterable[Scenario], whose: str) -> str | No
         if need is None:
             return None
         what, met = need.what, need.met
-    if any(met(s) for s in scenarios):
+    if any(met(as_mapping(s, "scenarios", "Scenario")) for s in scenarios):
         return None
     return f"metric '{name}' needs {what}, which none of {whose} has"

@@ -19,7 +19,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from mptcplab.analysis._checks import as_mapping, is_number, listed
+
+if TYPE_CHECKING:
+    from mptcplab import results
+    from mptcplab.scenario import model
 
 # A full segment carries 1448 payload bytes in a 1500-byte packet (crates/mpsim/src/scenario.rs,
 # MSS_BYTES and HEADER_BYTES): the best goodput a link of capacity C can give is C · 1448/1500.
@@ -39,13 +45,12 @@ def aggregation_benefit(goodput: float, capacities: Sequence[float]) -> float:
     delivered. When the other paths add nothing (``Σ C_i = C_max``) and ``g ≥ C_max`` the value
     is 0 (spec §5.1 guard). With measured ``C_i`` the value may leave [−1, 1]; it is not clipped.
     """
-    caps = [float(c) for c in capacities]
+    caps = [float(c) for c in listed(capacities, "capacities", "path capacities")]
     if not caps:
         raise ValueError("capacities: expected at least one path capacity")
     if any(not math.isfinite(c) or c < 0 for c in caps):
         raise ValueError(f"capacities: expected finite values >= 0, got {caps}")
-    if not math.isfinite(goodput) or goodput < 0:
-        raise ValueError(f"goodput: expected a finite value >= 0, got {goodput}")
+    _check_goodput(goodput, "goodput", nan=False)
     c_max = max(caps)
     if goodput >= c_max:
         others = sum(caps) - c_max
@@ -55,25 +60,47 @@ def aggregation_benefit(goodput: float, capacities: Sequence[float]) -> float:
     return (goodput - c_max) / c_max
 
 
+def _check_goodput(value: Any, argument: str, *, nan: bool) -> None:
+    """A goodput argument: a finite number >= 0, or with ``nan`` also NaN (not measured)."""
+    if not is_number(value) or not (
+        (math.isfinite(value) and value >= 0) or (nan and math.isnan(value))
+    ):
+        allowed = " (or NaN)" if nan else ""
+        raise ValueError(f"{argument}: expected a finite value >= 0{allowed}, got {value!r}")
+
+
+# Shares beyond these are scaled by the largest before squaring: their squares (and the square
+# of their sum, over many shares) would overflow, or underflow to zero.
+_JAIN_UNSCALED = (1e-100, 1e100)
+
+
 def jain_index(values: Sequence[float]) -> float:
     """Jain's fairness index ``(Σ x)² / (n Σ x²)``, in [1/n, 1]; NaN when every share is zero."""
-    xs = [float(x) for x in values]
+    xs = [float(x) for x in listed(values, "values", "shares")]
     if not xs:
         raise ValueError("values: expected at least one share")
     if any(not math.isfinite(x) or x < 0 for x in xs):
         raise ValueError(f"values: expected finite shares >= 0, got {xs}")
-    squares = sum(x * x for x in xs)
-    if squares == 0:
+    largest = max(xs)
+    if largest == 0:
         return math.nan
+    low, high = _JAIN_UNSCALED
+    if not low < largest < high:
+        # The index does not depend on the unit of the shares.
+        xs = [x / largest for x in xs]
+    squares = sum(x * x for x in xs)
     return sum(xs) ** 2 / (len(xs) * squares)
 
 
 def log_gain(mptcp_goodput: float, tcp_goodput: float) -> float:
     """``ln(MPTCP goodput / TCP goodput)``: 0 = no gain, ln 2 ≈ 0.69 = twice as fast.
 
-    NaN when either goodput is zero (the ratio has no logarithm); the aggregation benefit still
-    shows such runs (as −1).
+    Each goodput is a finite number >= 0, or NaN where it was not measured. NaN when either
+    goodput is zero (the ratio has no logarithm) or NaN; the aggregation benefit still shows
+    runs with a zero goodput (as −1).
     """
+    _check_goodput(mptcp_goodput, "mptcp_goodput", nan=True)
+    _check_goodput(tcp_goodput, "tcp_goodput", nan=True)
     if mptcp_goodput <= 0 or tcp_goodput <= 0:
         return math.nan
     return math.log(mptcp_goodput / tcp_goodput)
@@ -597,9 +624,15 @@ def all_metric_names() -> list[str]:
     return [*RUN_METRICS, *(m.info.name for m in FLOW_METRICS.values()), *REFERENCE_METRICS]
 
 
-def run_metrics(report: Report, scenario: Scenario) -> dict[str, float]:
+def run_metrics(
+    report: Report | results.Report, scenario: Scenario | model.Scenario
+) -> dict[str, float]:
     """Every run metric that applies to this report, and the flow-entry metrics of each of the
-    scenario's flow entries (non-applicable ones are left out)."""
+    scenario's flow entries (non-applicable ones are left out). ``report``: what
+    :func:`mptcplab.sim.run` returns, or its dictionary; ``scenario``: a Scenario or its
+    dictionary."""
+    report = as_mapping(report, "report", "Report")
+    scenario = as_mapping(scenario, "scenario", "Scenario")
     values: dict[str, float] = {}
     for name, metric in RUN_METRICS.items():
         value = metric.extract(report, scenario)

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from mptcplab.analysis._checks import confidence_level, require_columns
 from mptcplab.analysis.rank_sum import compare_samples
 
 __all__ = ["compare_variants", "median_interval", "paired_differences"]
@@ -62,10 +63,10 @@ COLUMNS = [
 
 def median_interval(differences: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
     """Distribution-free interval for the median of ``differences`` with coverage at least
-    ``confidence``; NaNs when there are too few values for one."""
+    ``confidence`` (in (0, 1)); NaNs when there are too few values for one."""
+    alpha = 1.0 - confidence_level(confidence)
     d = np.sort(np.asarray(differences, dtype=float))
     n = d.size
-    alpha = 1.0 - confidence
     # Largest k with P(B <= k - 1) <= alpha / 2, B ~ Bin(n, 1/2).
     k = 0
     while k < n and stats.binom.cdf(k, n, 0.5) <= alpha / 2:
@@ -98,9 +99,30 @@ class _Pair(NamedTuple):
         return ", ".join(f"{name}={value}" for name, value in self.held.items())
 
 
+def _levels(medians: pd.DataFrame, metric: str) -> list[str]:
+    """The qualitative factors of ``medians`` (:func:`point_medians`' table), which must have
+    the columns the comparison reads."""
+    if "levels" not in medians.attrs:
+        raise ValueError(
+            "medians: expected the table point_medians returns, whose attrs['levels'] lists the "
+            "qualitative factors; this one has no attrs['levels'] (some pandas operations, "
+            "concat for one, drop attrs: set medians.attrs['levels'] = [...] again)"
+        )
+    levels = list(medians.attrs["levels"])
+    missing = [lv for lv in levels if lv not in medians.columns]
+    if missing:
+        raise ValueError(
+            f"medians: attrs['levels'] names {', '.join(map(repr, missing))}, which is not a "
+            "column of the table"
+        )
+    require_columns(medians.columns, ["design", "point"], "medians", "medians")
+    require_columns(medians.columns, [metric], "metric", "medians")
+    return levels
+
+
 def _pairs(medians: pd.DataFrame, metric: str) -> Iterator[_Pair]:
     """Every pair of levels of each qualitative factor, the other factors' levels held."""
-    levels = [lv for lv in medians.attrs.get("levels", []) if lv in medians.columns]
+    levels = _levels(medians, metric)
     for factor in levels:
         others = [lv for lv in levels if lv != factor]
         groups = medians.groupby(others, sort=False) if others else [((), medians)]
@@ -111,6 +133,14 @@ def _pairs(medians: pd.DataFrame, metric: str) -> Iterator[_Pair]:
                 for level in order
             }
             held_levels = dict(zip(others, held, strict=True))
+            for level, series in by_level.items():
+                repeated = series.index[series.index.duplicated()]
+                if len(repeated):
+                    at = ", ".join(f"{n}={v}" for n, v in {factor: level, **held_levels}.items())
+                    raise ValueError(
+                        f"medians: more than one row at (design, point) = {repeated[0]} for "
+                        f"{at}; expected one per point and variant, as point_medians gives"
+                    )
             for a, b in itertools.combinations(order, 2):
                 yield _Pair(factor, a, b, held_levels, by_level[a], by_level[b])
 
@@ -146,6 +176,7 @@ def compare_variants(
     is below 1 − ``confidence``, and whether that is better when ``higher_is_better`` says.
     With ``runs`` (the table :func:`point_medians` took), a pair that shares one point only is
     compared over its replications there."""
+    confidence_level(confidence)
     rows: list[dict[str, Any]] = []
     for pair in _pairs(medians, metric):
         compared = _compare(pair.a_medians, pair.b_medians, confidence)

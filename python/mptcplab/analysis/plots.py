@@ -19,7 +19,9 @@ from matplotlib.axes import Axes
 from matplotlib.colors import CenteredNorm, Normalize
 from matplotlib.figure import Figure
 
+from mptcplab.analysis._checks import listed, require_columns
 from mptcplab.analysis.heatmap import HeatGrid
+from mptcplab.analysis.latency import latency_values
 from mptcplab.analysis.windows import WindowTraces
 
 _PALETTE = (
@@ -65,7 +67,11 @@ def _style(ax: Axes) -> None:
 
 
 def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequence[str]) -> bytes:
-    """Empirical CDF (left) and box plot (right) of a metric's per-point medians per variant."""
+    """Empirical CDF (left) and box plot (right) of a metric's per-point medians per variant;
+    some variant must have a value."""
+    variants = listed(variants, "variants", "variant labels")
+    require_columns(medians.columns, ["variant"], "medians", "medians")
+    require_columns(medians.columns, [metric], "metric", "medians")
     palette = colours(variants)
     fig = Figure(figsize=(11, 3.8), layout="constrained")
     cdf, box = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
@@ -78,6 +84,8 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
             x = np.concatenate([values[:1], values])
             y = np.arange(0, values.size + 1) / values.size
             cdf.step(x, y, where="post", color=palette[variant], label=variant, linewidth=1.6)
+    if not any(s.size for s in samples):
+        raise ValueError(f"medians: no value of {metric!r} in any of the variants {variants}")
     cdf.set_xlabel(_label(metric, unit))
     cdf.set_ylabel("fraction of points")
     cdf.set_ylim(0, 1.02)
@@ -106,17 +114,23 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
 
 
 def difference_cdf(differences: Sequence[tuple[str, np.ndarray]], metric: str, unit: str) -> bytes:
-    """Empirical CDF of the per-point differences b − a of each compared pair of levels, with
-    zero marked: where a curve crosses it is the share of points where b is lower."""
+    """Empirical CDF of the per-point differences b − a (arrays or lists) of each compared pair
+    of levels, with zero marked: where a curve crosses it is the share of points where b is
+    lower. Some pair must have a finite difference."""
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
-    for i, (label, values) in enumerate(differences):
+    drawn = 0
+    for i, (label, given) in enumerate(listed(differences, "differences", "(label, values)")):
+        values = np.asarray(given, dtype=float)
         ordered = np.sort(values[np.isfinite(values)])
         if ordered.size == 0:
             continue
+        drawn += 1
         x = np.concatenate([ordered[:1], ordered])
         y = np.arange(0, ordered.size + 1) / ordered.size
         ax.step(x, y, where="post", color=_PALETTE[i % len(_PALETTE)], label=label, linewidth=1.6)
+    if not drawn:
+        raise ValueError("differences: no pair has a finite difference to draw")
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.set_xlabel(f"difference b − a of {_label(metric, unit)}")
     ax.set_ylabel("fraction of points")
@@ -135,7 +149,15 @@ def against_factors(
     log_factors: Sequence[str],
     variants: Sequence[str],
 ) -> bytes:
-    """The metric against each quantitative factor, one panel per factor, coloured by variant."""
+    """The metric against each quantitative factor (at least one), one panel per factor,
+    coloured by variant."""
+    factors = listed(factors, "factors", "factor names")
+    variants = listed(variants, "variants", "variant labels")
+    if not factors:
+        raise ValueError("factors: expected at least one factor to draw the metric against")
+    require_columns(medians.columns, ["variant"], "medians", "medians")
+    require_columns(medians.columns, [metric], "metric", "medians")
+    require_columns(medians.columns, factors, "factors", "medians")
     palette = colours(variants)
     ncols = min(3, max(1, len(factors)))
     nrows = math.ceil(len(factors) / ncols)
@@ -186,8 +208,11 @@ def _cell_text(value: float, span: float) -> str:
 def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
     """One panel per variant on a shared colour scale; each cell shows its median. Values on
     both sides of zero (log gain, aggregation benefit) get a scale centred on zero and
-    symmetric about it, so that a cell's shade says how far it is from zero either way."""
+    symmetric about it, so that a cell's shade says how far it is from zero either way. Variants
+    without a value are left out; some variant must have one."""
     shown = [v for v, g in grid.values.items() if np.isfinite(g).any()]
+    if not shown:
+        raise ValueError(f"grid: no variant has a value of {grid.metric!r} in any cell")
     every = np.concatenate([grid.values[v][np.isfinite(grid.values[v])] for v in shown])
     low, high = float(every.min()), float(every.max())
     norm: Normalize
@@ -237,11 +262,18 @@ def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
 
 
 def latency_cdf(
-    latencies: Mapping[str, np.ndarray], facets: Mapping[str, tuple[str, str]]
+    latencies: Mapping[str, np.ndarray | Sequence[float]], facets: Mapping[str, tuple[str, str]]
 ) -> bytes:
     """Empirical CDF of every block's latency (NSDI 2012 Fig. 7 plots their distribution): one
     panel per ``facets[variant][0]``, one line per ``facets[variant][1]`` (same colour in every
-    panel); a log time axis when the latencies span more than a factor of 20."""
+    panel); a log time axis when the latencies span more than a factor of 20. Latencies are
+    arrays or lists (ms); some variant must have one."""
+    latencies = {v: latency_values(x, f"latencies[{v!r}]") for v, x in latencies.items()}
+    if not any(values.size for values in latencies.values()):
+        raise ValueError("latencies: expected the block latencies of a variant at least, got none")
+    for variant in latencies:
+        if variant not in facets:
+            raise ValueError(f"facets: expected a (panel, line) for variant {variant!r}")
     panels = list(dict.fromkeys(facets[v][0] for v in latencies))
     lines = list(dict.fromkeys(facets[v][1] for v in latencies))
     palette = colours(lines)

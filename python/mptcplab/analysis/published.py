@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from pydantic import ValidationError
+
+from mptcplab.analysis._checks import known_metric, listed
 
 if TYPE_CHECKING:
     from mptcplab.campaign.spec import PublishedSpec
@@ -80,11 +83,10 @@ def compare_published(
 
     ``runs`` is :func:`mptcplab.analysis.to_pandas` of a store; ``entries`` a campaign's
     ``spec.published``, or tables with the same keys (``source``, ``metric``, ``value``, ``at``,
-    ``label``, ``tolerance``).
+    ``label``, ``tolerance``). An entry's ``metric`` must be a metric or a column of ``runs``, the
+    keys of its ``at`` columns of ``runs`` (factors, levels).
     """
-    from mptcplab.campaign.spec import PublishedSpec  # the spec module imports this one
-
-    entries = [e if isinstance(e, PublishedSpec) else PublishedSpec(**e) for e in entries]
+    entries = _checked_entries(runs, entries)
     done = runs
     if not runs.empty:
         done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
@@ -120,6 +122,41 @@ def compare_published(
             }
         )
     return pd.DataFrame.from_records(rows, columns=list(COLUMNS))
+
+
+def _checked_entries(
+    runs: pd.DataFrame, entries: Sequence[PublishedSpec | Mapping[str, Any]]
+) -> list[PublishedSpec]:
+    """``entries`` as specs; every problem of one, one line each, named by its index."""
+    from mptcplab.campaign.spec import PublishedSpec  # the spec module imports this one
+    from mptcplab.scenario.load import validation_error
+
+    checked: list[PublishedSpec] = []
+    problems: list[str] = []
+    for i, entry in enumerate(listed(entries, "entries", "published entries")):
+        if not isinstance(entry, PublishedSpec):
+            try:
+                entry = PublishedSpec.model_validate(entry)
+            except ValidationError as exc:
+                error = validation_error(exc, root=PublishedSpec, prefix=("entries", i))
+                problems += error.problems()
+                continue
+        checked.append(entry)
+    if problems:
+        raise ValueError("\n".join(problems))
+    factors = [*runs.attrs.get("factors", []), *runs.attrs.get("levels", [])]
+    known = (
+        f"the runs' factors and levels: {', '.join(factors)}"
+        if factors
+        else f"the runs' columns: {', '.join(map(str, runs.columns))}"
+    )
+    for i, entry in enumerate(checked):
+        known_metric(entry.metric, runs.columns, f"entries[{i}].metric")
+        for name in entry.at:
+            # An empty table without columns (no run planned) has nothing to check against.
+            if name not in runs.columns and len(runs.columns):
+                raise ValueError(f"entries[{i}].at: {name!r} is not a column of the runs; {known}")
+    return checked
 
 
 def _number_text(value: float, *, signed: bool = False) -> str:

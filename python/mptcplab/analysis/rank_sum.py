@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from mptcplab.analysis._checks import confidence_level
+
 __all__ = ["RankSumComparison", "compare_samples", "null_cdf"]
 
 
@@ -58,7 +60,9 @@ class RankSumComparison:
 def compare_samples(
     a: Sequence[float], b: Sequence[float], confidence: float = 0.95
 ) -> RankSumComparison:
-    """Compare two independent samples (NaNs dropped); each needs at least one value."""
+    """Compare two independent samples (NaNs dropped); each needs at least one value.
+    ``confidence``: the interval's coverage, in (0, 1)."""
+    alpha = 1.0 - confidence_level(confidence)
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
@@ -66,7 +70,6 @@ def compare_samples(
         raise ValueError("each sample needs a value")
     differences = np.sort(np.subtract.outer(y, x).ravel())
     share = float(((differences > 0).sum() + 0.5 * (differences == 0).sum()) / differences.size)
-    alpha = 1.0 - confidence
     cdf = null_cdf(x.size, y.size)
     # A hair above α/2: a tail probability equal to it must not be lost to rounding.
     k = int(np.searchsorted(cdf, alpha / 2 * (1 + 1e-9), side="right"))

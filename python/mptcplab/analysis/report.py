@@ -184,7 +184,12 @@ def _latency_section(store: Store, runs: pd.DataFrame) -> str | None:
         "(nearest-rank percentiles, as the simulator reports them); this is the blocks "
         "themselves, their percentiles interpolated linearly between neighbouring blocks.</p>"
         + _table(latency_table(latencies))
-        + _img(plots.latency_cdf(latencies, _facets(runs, latencies)), "block latency CDF")
+        # Blocks all completed in the warm-up leave nothing to draw.
+        + (
+            _img(plots.latency_cdf(latencies, _facets(runs, latencies)), "block latency CDF")
+            if any(values.size for values in latencies.values())
+            else ""
+        )
     )
 
 
@@ -333,7 +338,9 @@ def _metric_section(
             medians, metric, info.unit, factors, campaign.log_factors, variants
         )
         parts.append(_img(png, f"{metric} against factors"))
-        grid = heat_grid(medians, metric, factors, variants)
+        # A variant whose runs all failed has no point to draw (heat_grid refuses it as unknown).
+        present = set(medians["variant"])
+        grid = heat_grid(medians, metric, factors, [v for v in variants if v in present])
         if grid is not None:
             parts.append(f"<h3>Heat map over {_esc(grid.x)} and {_esc(grid.y)}</h3>")
             chosen = (

@@ -14,6 +14,13 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from mptcplab.analysis._checks import (
+    finite_numbers,
+    is_number,
+    known_metric,
+    listed,
+    require_columns,
+)
 from mptcplab.analysis.metrics import reference_metrics
 from mptcplab.campaign.store import Store
 from mptcplab.errors import UserError
@@ -152,7 +159,13 @@ def _reference_based(metrics: dict[str, float], path_goodputs: list[float]) -> d
 
 def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """Median of each metric over the finished replications of every (design, point, variant),
-    with the point's factor values, its levels and ``replications`` (how many were finished)."""
+    with the point's factor values, its levels and ``replications`` (how many were finished).
+
+    ``metrics`` is a list of names, each a column of ``runs`` or a metric of
+    :func:`mptcplab.analysis.metrics.all_metric_names` (all NaN when no run gives it)."""
+    metrics = listed(metrics, "metrics", "metric names")
+    for m in metrics:
+        known_metric(m, runs.columns, "metrics")
     factors = list(runs.attrs.get("factors", []))
     levels = list(runs.attrs.get("levels", []))
     keys = ["design", "point", "variant", *levels, *factors]
@@ -182,7 +195,17 @@ def percentile_table(
     percentiles: Sequence[float] = PERCENTILES,
 ) -> pd.DataFrame:
     """Percentiles of a metric's per-point medians for each value of ``by`` (a variant, or one
-    qualitative factor's level), with the mean and the number of points."""
+    qualitative factor's level), with the mean and the number of points.
+
+    ``percentiles`` are in [0, 100]. NaN medians are left out (no value); infinite ones are
+    refused. Without medians the table has its columns and no row."""
+    require_columns(medians.columns, [metric], "metric", "medians")
+    require_columns(medians.columns, [by], "by", "medians")
+    finite_numbers(medians[metric], "metric")
+    percentiles = listed(percentiles, "percentiles", "numbers in [0, 100]")
+    if not all(is_number(p) and 0 <= p <= 100 for p in percentiles):
+        raise ValueError(f"percentiles: expected numbers in [0, 100], got {percentiles}")
+    columns = [by, "points", *(f"p{p:g}" for p in percentiles), "mean"]
     rows = []
     for level, group in medians.groupby(by, sort=False):
         values = group[metric].dropna()
@@ -192,7 +215,7 @@ def percentile_table(
                 row[f"p{p:g}"] = float(values.quantile(p / 100))
             row["mean"] = float(values.mean())
         rows.append(row)
-    return pd.DataFrame.from_records(rows)
+    return pd.DataFrame.from_records(rows, columns=columns)
 
 
 def export(store: str | Path, out: str | Path | TextIO, *, fmt: str) -> int:

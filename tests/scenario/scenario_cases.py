@@ -112,6 +112,14 @@ SEMANTIC: list[Bad] = [
         "expected a warm-up shorter than duration_s = 30 s, got 30",
     ),
     Bad(
+        # It rounded to no time at all: the run took sample after sample at one instant until
+        # memory ran out.
+        "trace interval below the clock's nanosecond",
+        top(trace=["cwnd"], trace_interval_ms=1e-7, duration_s=0.001),
+        "trace_interval_ms",
+        "expected at least 1e-6 ms (the clock's nanosecond), got 1e-7",
+    ),
+    Bad(
         "zero trace interval",
         top(trace_interval_ms=0),
         "trace_interval_ms",

@@ -54,6 +54,13 @@ def test_with_fields_changes_those_fields_and_nothing_else() -> None:
     assert changed.to_dict() == expected
 
 
+def test_with_fields_takes_a_mapping() -> None:
+    with pytest.raises(UserError) as err:
+        ScenarioFile(LOSSY).with_fields([("links[clean].loss", 0.01)])  # type: ignore[arg-type]
+    assert err.value.field == "values"
+    assert "expected a mapping of field paths to values" in err.value.detail
+
+
 def test_with_fields_names_the_path_as_given() -> None:
     with pytest.raises(UserError) as err:
         ScenarioFile(LOSSY).with_fields({"links[dirty].loss": 0.1})

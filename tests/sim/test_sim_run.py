@@ -183,6 +183,31 @@ def test_overrides_and_traces() -> None:
 
 
 @needs_engine
+def test_overrides_of_a_scenario_built_in_python() -> None:
+    # A queue or an application left at its default kind was dropped from the dump the
+    # overrides are validated from, and read back as a table of no kind.
+    built = templates.two_path(duration_s=2)
+    given = sim.run(built, seed=5).to_dict()
+    written = sim.run({**built.to_dict(), "seed": 5}).to_dict()
+    for report in (given, written):
+        report.pop("wall_s")
+    assert given == written
+
+
+@pytest.mark.parametrize(
+    ("override", "field", "detail"),
+    [
+        ({"duration_s": "2"}, "duration_s", "expected a number"),
+        ({"trace": "cwnd"}, "trace", "expected a list of trace kinds such as ['cwnd']"),
+    ],
+)
+def test_overrides_of_the_wrong_type_are_named(override, field, detail) -> None:
+    with pytest.raises(UserError) as info:
+        sim.run(templates.two_path(duration_s=2), **override)
+    assert info.value.field == field and detail in info.value.detail
+
+
+@needs_engine
 def test_validate_with_the_simulator() -> None:
     assert sim.validate(DEFAULT) == load_scenario(DEFAULT)
     assert sim.validate(templates.wifi_3g().to_dict()) == templates.wifi_3g()

@@ -34,7 +34,8 @@ pub struct Scenario {
     /// Default none.
     #[serde(default)]
     pub trace: Vec<TraceKind>,
-    /// Sampling interval of the cwnd/ssthresh/srtt/rwnd/queue traces, milliseconds. Default 100.
+    /// Sampling interval of the cwnd/ssthresh/srtt/rwnd/queue traces, milliseconds, rounded to
+    /// the clock's nanosecond; at least 1e-6. Default 100.
     #[serde(default = "default_trace_interval_ms")]
     pub trace_interval_ms: f64,
 }
@@ -498,6 +499,9 @@ pub const MAX_FLOWS: u64 = 100_000;
 
 /// Most trace samples of a run, over every series (8 bytes each: 400 MB).
 pub const MAX_TRACE_VALUES: f64 = 5e7;
+/// Shortest trace interval, ms: the clock's nanosecond. A shorter one rounds to no time at all
+/// and the sampler would take sample after sample at one instant.
+pub const MIN_TRACE_INTERVAL_MS: f64 = 1e-6;
 
 fn positive(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
@@ -558,6 +562,16 @@ impl Scenario {
             "trace_interval_ms".into(),
             "milliseconds",
         )?;
+        if self.trace_interval_ms < MIN_TRACE_INTERVAL_MS {
+            return Err(err(
+                "trace_interval_ms",
+                format!(
+                    "expected at least {} ms (the clock's nanosecond), got {}",
+                    Num(MIN_TRACE_INTERVAL_MS),
+                    Num(self.trace_interval_ms)
+                ),
+            ));
+        }
         if self.links.is_empty() {
             return Err(err("links", "expected at least one link"));
         }

@@ -159,6 +159,12 @@ class ScenarioFile:
         a path that does not resolve (its ``field`` is the path as given), or for a result the
         model refuses (its ``field`` is the path that caused it, in the form of
         :meth:`resolve`, when one did)."""
+        if not isinstance(values, Mapping):
+            raise UserError(
+                "expected a mapping of field paths to values, such as "
+                f"{{'links[wifi].loss': 0.01}}; got {type(values).__name__}",
+                field="values",
+            )
         resolved: dict[str, Any] = {}
         for raw, value in values.items():
             try:

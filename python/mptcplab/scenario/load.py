@@ -227,7 +227,11 @@ def with_overrides(
     if seed is not None:
         changes["seed"] = seed
     if duration_s is not None:
-        if 0 < duration_s <= model.warmup_s:  # name what was given, not the file's warmup_s
+        # A value of the wrong type is left to the model's check, which names the field.
+        is_number = isinstance(duration_s, int | float) and not isinstance(duration_s, bool)
+        if (
+            is_number and 0 < duration_s <= model.warmup_s
+        ):  # name what was given, not the file's warmup_s
             raise UserError(
                 f"expected a duration longer than the scenario's warm-up, "
                 f"warmup_s = {model.warmup_s:g} s; got {duration_s:g}",
@@ -235,6 +239,11 @@ def with_overrides(
             )
         changes["duration_s"] = duration_s
     if trace is not None:
+        if isinstance(trace, str):
+            # list("cwnd") would be four unknown trace kinds, one per letter.
+            raise UserError(
+                f"expected a list of trace kinds such as ['{trace}'], got '{trace}'", field="trace"
+            )
         changes["trace"] = list(trace)
     if not changes:
         return model

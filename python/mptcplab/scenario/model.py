@@ -104,6 +104,16 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+class _Tagged(_Model):
+    """A member of a union told apart by its ``kind``."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        # The kind names the member even when left to its default: a dump of only the fields
+        # set (what `with_overrides` validates again) must keep it, or reading the dump back
+        # finds a queue or an application of no kind.
+        self.model_fields_set.add("kind")
+
+
 def _invalid(field: str, message: str) -> PydanticCustomError:
     """A failed check; ``field`` is relative to the model that raises it ("" for the model)."""
     return PydanticCustomError(
@@ -117,6 +127,8 @@ MAX_DELAY_MS = MAX_DURATION_S * 1e3
 MAX_FLOWS = 100_000
 # Most trace samples of a run over every series, 8 bytes each (scenario.rs, MAX_TRACE_VALUES).
 MAX_TRACE_VALUES = 5e7
+# Shortest trace interval, ms: the clock's nanosecond (scenario.rs, MIN_TRACE_INTERVAL_MS).
+MIN_TRACE_INTERVAL_MS = 1e-6
 
 
 def _finite_at_least(v: float, minimum: float, field: str, what: str) -> None:
@@ -141,7 +153,7 @@ def _positive(v: float, field: str, what: str) -> None:
 # ---- queues -------------------------------------------------------------------------------
 
 
-class DropTailQueue(_Model):
+class DropTailQueue(_Tagged):
     """Tail drop; exactly one of ``packets``, ``bytes`` or ``ms``."""
 
     kind: Literal["droptail"] = "droptail"
@@ -162,7 +174,7 @@ class DropTailQueue(_Model):
         return self
 
 
-class RedQueue(_Model):
+class RedQueue(_Tagged):
     """Floyd–Jacobson RED, gentle form by default (spec §5.4). Thresholds in packets."""
 
     kind: Literal["red"] = "red"
@@ -204,13 +216,13 @@ QueueSpec = Annotated[DropTailQueue | RedQueue, Field(discriminator="kind")]
 # ---- applications -------------------------------------------------------------------------
 
 
-class BulkApp(_Model):
+class BulkApp(_Tagged):
     """Always has data to send."""
 
     kind: Literal["bulk"] = "bulk"
 
 
-class BlocksApp(_Model):
+class BlocksApp(_Tagged):
     """Writes blocks of ``block_bytes`` back to back; each block's latency runs from its write to
     its complete read at the receiver."""
 
@@ -225,7 +237,7 @@ class BlocksApp(_Model):
         return self
 
 
-class SizeApp(_Model):
+class SizeApp(_Tagged):
     """A finite transfer of ``bytes``; records the completion time."""
 
     kind: Literal["size"] = "size"
@@ -536,7 +548,8 @@ class Scenario(_Model):
     threshold, bytes), ``srtt`` (each subflow's smoothed RTT, ms), ``rwnd``, ``queue``,
     ``blocks``. Default none."""
     trace_interval_ms: float = 100.0
-    """Sampling interval of the cwnd/ssthresh/srtt/rwnd/queue traces, milliseconds. Default 100."""
+    """Sampling interval of the cwnd/ssthresh/srtt/rwnd/queue traces, milliseconds, rounded to
+    the clock's nanosecond; at least 1e-6. Default 100."""
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -561,6 +574,12 @@ class Scenario(_Model):
                 f"got {_num(self.warmup_s)}",
             )
         _positive(self.trace_interval_ms, "trace_interval_ms", "milliseconds")
+        if self.trace_interval_ms < MIN_TRACE_INTERVAL_MS:
+            raise _invalid(
+                "trace_interval_ms",
+                f"expected at least {_num(MIN_TRACE_INTERVAL_MS)} ms (the clock's nanosecond), "
+                f"got {_num(self.trace_interval_ms)}",
+            )
         if not self.links:
             raise _invalid("links", "expected at least one link")
         if not self.flows:

@@ -8,6 +8,7 @@ loses only the runs that were executing.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import signal
 import socket
 import subprocess
@@ -172,6 +173,18 @@ def _planning(console: Console | None, enabled: bool) -> Progress:
     )
 
 
+def _called_from_unguarded_script() -> bool:
+    """Whether run_campaign's caller is the top level of a script a spawned worker is importing:
+    multiprocessing runs the parent's main script as ``__mp_main__`` in each new worker."""
+    frame = inspect.currentframe()
+    caller = frame.f_back.f_back if frame and frame.f_back else None
+    return (
+        caller is not None
+        and caller.f_code.co_name == "<module>"
+        and caller.f_globals.get("__name__") == "__mp_main__"
+    )
+
+
 def run_campaign(
     campaign: Campaign,
     *,
@@ -182,7 +195,21 @@ def run_campaign(
     progress: bool = True,
     console: Console | None = None,
 ) -> RunSummary:
-    """Execute every run of ``campaign`` that its store does not hold yet."""
+    """Execute every run of ``campaign`` that its store does not hold yet. ``jobs``: parallel
+    runs, an integer ≥ 1 (default: one per core).
+
+    The local executor starts its workers with ``spawn``: each imports the script that called
+    this function, so a script must call it under ``if __name__ == "__main__":`` (a notebook
+    need not)."""
+    if _called_from_unguarded_script():
+        # A worker re-running the unguarded script would start a campaign of its own.
+        raise RuntimeError(
+            "run_campaign was called while a campaign worker started: put the call in the "
+            'script under `if __name__ == "__main__":` (workers import the script)'
+        )
+    # Before the store is made or its plan replaced, and whether or not work is left.
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise UserError(f"expected an integer ≥ 1, got {jobs!r}", field="jobs")
     check_executor(executor, address=address)
     backends = backends_of(campaign)
     # Planning generates the designs: minutes for a WSP design of thousands of points.

@@ -29,7 +29,7 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
 
     [factors.buffer.levels]        # levels as tables: each sets several template parameters
     auto = { rcvbuf = "auto" }
-    fixed = { rcvbuf_bytes = 4194304 }
+    fixed = { rcvbuf = 4194304 }
 
     [[published]]                  # a paper's figure, set beside ours in the report
     source = "draft-khalili-mptcp-performance-issues-06, Scenario C"

@@ -170,7 +170,9 @@ def red_profile(capacity_mbps: float, *, instantaneous: bool = False) -> RedQueu
     packets — at least the 100·k the draft's testbed needs, and twice that so the instantaneous
     queue can absorb bursts while the EWMA average catches up, leaving drops to RED.
     """
-    k = capacity_mbps / 10.0
+    # Checked here: the queue model would refuse the thresholds derived from it, in a message
+    # about fields the caller never gave.
+    k = number("capacity_mbps", capacity_mbps, positive=True) / 10.0
     return RedQueue(
         min_packets=25.0 * k,
         max_packets=50.0 * k,

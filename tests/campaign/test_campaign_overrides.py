@@ -173,7 +173,6 @@ def test_a_table_the_file_lacks_is_created(write_campaign) -> None:
 @pytest.mark.parametrize(
     ("raw", "field", "line_of"),
     [
-        ('factors.cc.levels=["bbr"]', "factors.cc", "[factors.cc]"),
         ("factors.cap0.low=nan", "factors.cap0", "[factors.cap0]"),
         ("design.options.bogus=1", "design", "[design]"),
     ],
@@ -187,6 +186,17 @@ def test_a_problem_at_a_table_an_option_changed_names_both(
     assert caught.value.file == str(path)
     assert caught.value.line == SMALL_CAMPAIGN.splitlines().index(line_of) + 1
     assert caught.value.field == f"{field} (changed by --set {raw})"
+
+
+def test_a_level_an_option_set_that_the_template_rejects_names_the_option(
+    write_campaign,
+) -> None:
+    path = write_campaign()
+    raw = 'factors.cc.levels=["bbr"]'
+    with pytest.raises(UserError) as caught:
+        build_plan(load(path, [parse_option(raw)]), versions={"sim": "v"})
+    assert caught.value.file == f"{path}, --set {raw}"
+    assert caught.value.field == "factors.cc.levels[0]"
 
 
 def test_a_problem_at_a_table_the_file_has_keeps_its_line(write_campaign) -> None:

@@ -122,10 +122,10 @@ BAD_FILES = [
         ["has no parameter 'rtt'", "did you mean 'rtt_ms'"],
     ),
     (
-        "template rejects a level",
+        "template rejects a level: that level is blamed",
         lambda t: t.replace('levels = ["lia", "olia"]', 'levels = ["lia", "olla"]'),
-        "[factors.cc]",
-        "factors.cc",
+        'levels = ["lia", "olla"]',
+        "factors.cc.levels[1]",
         ["rejected cc", "'olla'"],
     ),
     (
@@ -143,14 +143,14 @@ BAD_FILES = [
         ["capacity_mbps[3] is out of range", "takes 2 values", "indices 0 to 1"],
     ),
     (
-        "template rejects a list element: its own factor is blamed, not the list's first",
+        "template rejects a list element: its own factor's domain is blamed on loading",
         lambda t: t.replace(
             'low = 1.0\nhigh = 20.0\nparam = "capacity_mbps[1]"',
             'low = -20.0\nhigh = -1.0\nparam = "capacity_mbps[1]"',
         ),
-        "[factors.cap1]",
-        "factors.cap1",
-        ["rejected capacity_mbps[1] = -", "expected a number > 0"],
+        "low = -20.0",
+        "factors.cap1.low",
+        ["rejects capacity_mbps[1] = -20.0 at the low end", "expected a number > 0"],
     ),
     (
         "template rejects a list's length: the factor of its last element is blamed",

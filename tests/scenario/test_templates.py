@@ -409,7 +409,7 @@ def test_make_unknown_parameter_lists_the_accepted_ones() -> None:
         ("two_path", {"capacity_mbps": (1, 0)}, "capacity_mbps[1]"),
         ("two_path", {"rtt_ms": "fast"}, "rtt_ms"),
         ("two_path", {"loss": (0, math.nan)}, "loss[1]"),
-        ("two_path", {"loss": (0, 1.0)}, "links[1].loss"),
+        ("two_path", {"loss": (0, 1.0)}, "loss[1]"),
         # Each factor finite, their product (the buffer) not.
         (
             "two_path",

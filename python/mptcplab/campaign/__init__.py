@@ -6,6 +6,10 @@
   process pool or a Ray cluster (``executors``), with any registered backend (``backends``);
 - :class:`Store` is the SQLite file that keeps every finished run (``store``).
 
+A script that calls :func:`run_campaign` must do so under ``if __name__ == "__main__":``: the
+local workers start by running the main script again (multiprocessing's ``spawn``), and a call
+outside the guard is refused before the store is touched. A notebook needs no guard.
+
 Names are imported on first use, so a worker process that only executes runs does not load
 pandas, scipy or the design engines.
 """

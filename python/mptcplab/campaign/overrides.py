@@ -38,6 +38,7 @@ __all__ = [
     "blamed",
     "changed_inside",
     "from_mapping",
+    "from_sequence",
     "parse_option",
     "parse_value",
     "stored",
@@ -120,6 +121,31 @@ def from_mapping(changes: Mapping[str, Any]) -> tuple[Override, ...]:
     for key, value in changes.items():
         shown = f"{key}={value!r}"
         out.append(Override(_key(str(key), shown), value, shown))
+    return tuple(out)
+
+
+_PYTHON_FORMS = (
+    "a mapping such as {'backend': 'emu'} or a list of 'KEY=VALUE' strings such as "
+    "['backend=emu'], as --set takes them"
+)
+
+
+def from_sequence(changes: Any) -> tuple[Override, ...]:
+    """Changes given from Python as a list: ``["backend=emu", "design.points=4"]``, read as
+    ``--set`` reads its options (or overrides already made)."""
+    if isinstance(changes, str | bytes) or not isinstance(changes, Iterable):
+        raise UserError(f"expected {_PYTHON_FORMS}, got {changes!r}", field="changes")
+    out = []
+    for item in changes:
+        if isinstance(item, Override):
+            out.append(item)
+            continue
+        if not isinstance(item, str) or "=" not in item:
+            raise UserError(f"expected {_PYTHON_FORMS}; got {item!r} in the list", field="changes")
+        key_text, _, value_text = item.partition("=")
+        out.append(
+            Override(_key(key_text.strip(), repr(item)), parse_value(value_text.strip()), item)
+        )
     return tuple(out)
 
 

@@ -50,6 +50,8 @@ class DesignPoints:
     factor_names: tuple[str, ...]
     unit_points: np.ndarray  # (n, d) in [0, 1]^d
     values: list[dict[str, Any]]  # one dict per point: quantitative factor -> scaled value
+    # Points drawn that rounding the integer factors made equal to an earlier one (dropped).
+    merged: int = 0
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,27 @@ def design_points(
     values = [
         {name: _plain(value) for name, value in row.items()} for row in frame.to_dict("records")
     ]
-    return DesignPoints(design, spec.kind, names, np.asarray(unit)[kept], values)
+    merged = len(unit) - len(kept)
+    return DesignPoints(design, spec.kind, names, np.asarray(unit)[kept], values, merged)
+
+
+def merged_notice(campaign: Campaign, plan: Plan) -> str | None:
+    """What rounding the integer factors took from the designs, or None when it took nothing:
+    a design keeps one of the points that round to the same values (spec §4.1), so an integer
+    range narrower than the design has fewer points than it asks for."""
+    merged = [d for d in plan.designs if d.merged]
+    if not merged:
+        return None
+    integers = [f.name for f in campaign.quantitative if f.kind == "integer"]
+    kept = ", ".join(
+        (f"design {d.index}: " if len(plan.designs) > 1 else "")
+        + f"{len(d.values)} distinct points of the {len(d.values) + d.merged} drawn"
+        for d in merged
+    )
+    return (
+        f"rounding the integer factor{'s' if len(integers) > 1 else ''} "
+        f"{', '.join(integers)} made design points equal, and each is run once: {kept}"
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -172,7 +194,7 @@ def _template_error(
     message += f": {detail}"
     owner = _owner_of(campaign, param, element)
     if owner is not None:
-        return UserError(message, **campaign.where("factors", owner))
+        return UserError(message, **campaign.where(*_factor_loc(campaign, owner, assignments)))
     if param in campaign.fixed:
         return UserError(message, **campaign.where("scenario", param))
     return UserError(message, **campaign.where("scenario"))
@@ -188,13 +210,30 @@ def _scenario_file_error(
     message = f"{campaign.scenario_source} with {field} = {value!r}: {detail}"
     owner = campaign.owners.get(Target(field or ""))
     if owner is not None:
-        return UserError(message, **campaign.where("factors", owner))
+        return UserError(message, **campaign.where(*_factor_loc(campaign, owner, assignments)))
     if field in campaign.fixed:
         return UserError(message, **campaign.where("scenario", campaign.fixed_written[field]))
     return UserError(
         f"{campaign.scenario_source} gives an invalid scenario: {field}: {detail}",
         **campaign.where("scenario", "file"),
     )
+
+
+def _factor_loc(
+    campaign: Campaign, owner: str, assignments: Mapping[Target, Any]
+) -> tuple[str | int, ...]:
+    """Where factor ``owner`` is written; for a qualitative one, the level of this variant (the
+    other levels may be fine)."""
+    factor = next((f for f in campaign.qualitative if f.name == owner), None)
+    if factor is None:
+        return ("factors", owner)
+    written = campaign.spec.factors[owner].levels
+    for position, (label, level) in enumerate(factor.levels.items()):
+        if all(t in assignments and assignments[t] == v for t, v in level.items()):
+            if isinstance(written, list):
+                return ("factors", owner, "levels", position)
+            return ("factors", owner, "levels", label)
+    return ("factors", owner)
 
 
 def _owner_of(campaign: Campaign, param: str, element: str) -> str | None:

@@ -60,6 +60,11 @@ Published figures: each ``[[published]]`` entry must name factors the campaign h
 have, values inside their domains, and settings at which the plan has runs; the report sets the
 median of those runs beside the figure (:mod:`mptcplab.analysis.published`).
 
+The store goes to ``output = "path/store.sqlite"``, by default ``results/<name>/store.sqlite``. A
+relative path starts at the folder the command runs in, as ``-o`` does (``make run`` and the
+shipped campaigns rely on it), unlike ``scenario.file``, which starts at the campaign file's
+folder; ``~`` is the home folder.
+
 Validation failures raise :class:`mptcplab.errors.UserError` naming the file, the line, the key
 and the expected form; a misspelt key gets the closest known key as a suggestion.
 
@@ -95,6 +100,7 @@ from mptcplab.campaign.overrides import (
     blamed,
     changed_inside,
     from_mapping,
+    from_sequence,
 )
 from mptcplab.design.factors import Factor
 from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
@@ -249,9 +255,16 @@ class Campaign:
 
     @property
     def output(self) -> Path:
-        if self.spec.output is not None:
-            return Path(self.spec.output)
-        return Path("results") / self.spec.name / "store.sqlite"
+        """The store: ``output``, else ``results/<name>/store.sqlite``. A relative path starts
+        at the current folder, where ``make run`` and the commands' ``-o`` put stores (a
+        campaign's ``scenario.file`` starts at the campaign's folder instead); ``~`` is the home
+        folder."""
+        if self.spec.output is None:
+            return Path("results") / self.spec.name / "store.sqlite"
+        try:
+            return Path(self.spec.output).expanduser()
+        except RuntimeError as exc:  # no home folder to expand ~ to
+            raise UserError(f"cannot expand '~' here ({exc})", **self.where("output")) from None
 
     @property
     def stored_text(self) -> str:
@@ -506,13 +519,14 @@ def _engine_options() -> set[str]:
 
 def load(
     path: str | Path,
-    changes: Mapping[str, Any] | Sequence[Override] | None = None,
+    changes: Mapping[str, Any] | Sequence[Override | str] | None = None,
 ) -> Campaign:
     """Read and validate a campaign file.
 
     ``changes`` sets keys the file does not have or replaces those it has, before validation:
     ``{"backend": "emu", "scenario.scheduler": "linger"}`` (dotted keys; see
-    :mod:`mptcplab.campaign.overrides`, which also reads ``--set KEY=VALUE`` options).
+    :mod:`mptcplab.campaign.overrides`), or the same as ``--set`` options,
+    ``["backend=emu", "scenario.scheduler=linger"]``.
     """
     path = Path(path)
     if changes is None:
@@ -520,7 +534,7 @@ def load(
     elif isinstance(changes, Mapping):
         overrides = from_mapping(changes)
     else:
-        overrides = tuple(changes)
+        overrides = from_sequence(changes)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -600,7 +614,7 @@ class _Checker:
                 targets[factor_name] = target
         self.check_lists_complete()
         self.check_published(quantitative, qualitative)
-        return Campaign(
+        campaign = Campaign(
             spec=self.spec,
             path=self.path,
             text=self.text,
@@ -614,6 +628,47 @@ class _Checker:
             fixed_written=self.fixed_written,
             list_defaults=self.list_defaults,
         )
+        self.check_domains(campaign)
+        return campaign
+
+    def changed(self, *loc: str | int) -> bool:
+        """Whether a key set on loading (``--set``) gave ``loc``."""
+        return bool(self.overrides) and (
+            blamed(self.overrides, loc, tomllib.loads(self.text)) is not None
+        )
+
+    def check_domains(self, campaign: Campaign) -> None:
+        """Each quantitative factor at both ends of its domain, the others at their middle and
+        the qualitative factors at their first level, through the template (or scenario file):
+        a value it refuses is the factor's, whatever points the design happens to draw. Only a
+        complaint about the factor's own parameter counts: one about another is left to the
+        planner, which blames the key that set that one."""
+        if not campaign.quantitative:
+            return
+        middle = {f.name: f.to_values([0.5]).tolist()[0] for f in campaign.quantitative}
+        levels: dict[Target, Any] = {}
+        for qualitative in campaign.qualitative:
+            levels.update(next(iter(qualitative.levels.values())))
+        for factor in campaign.quantitative:
+            target = campaign.targets[factor.name]
+            for end, u in (("low", 0.0), ("high", 1.0)):
+                value = factor.to_values([u]).tolist()[0]
+                values = {**middle, factor.name: value}
+                assignments = {campaign.targets[n]: v for n, v in values.items()} | levels
+                params = assign(campaign.fixed, assignments, campaign.list_defaults)
+                try:
+                    campaign.template(**params)
+                except UserError as exc:
+                    if _about(exc.field, str(target)):
+                        raise self.fail(
+                            f"{campaign.scenario_source} rejects {target} = {value!r} at the "
+                            f"{end} end of the factor's domain: {exc.detail}",
+                            "factors",
+                            factor.name,
+                            end,
+                        ) from None
+                except (TypeError, ValueError):  # the planner reports what it can
+                    pass
 
     def scenario_source(self) -> Callable[..., Any]:
         """The template, or the scenario file, that gives each run's scenario; the fixed keys
@@ -853,8 +908,10 @@ class _Checker:
                 f"'levels' is only for categorical factors (kind = {kind!r})", *loc, "levels"
             )
         if fs.low > fs.high:
+            # An option that changed one end is the likely mistake, not the file's other end.
+            key = "high" if self.changed(*loc, "high") and not self.changed(*loc, "low") else "low"
             raise self.fail(
-                f"domain low > high ({fs.low} > {fs.high}); expected low < high", *loc, "low"
+                f"domain low > high ({fs.low} > {fs.high}); expected low < high", *loc, key
             )
         try:
             factor = Factor(name=name, kind=kind, low=fs.low, high=fs.high, log=fs.log)
@@ -947,6 +1004,12 @@ class _Checker:
                 owner,
             )
         return len(default)
+
+
+def _about(field: str | None, param: str) -> bool:
+    """Whether a template's (or scenario file's) complaint at ``field`` is about ``param`` (or
+    an element or field of it)."""
+    return field is not None and (field == param or field.startswith((f"{param}.", f"{param}[")))
 
 
 def assign(

@@ -17,7 +17,7 @@ from mptcplab.commands.console import command_console, print_table, stage_bar
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
-from mptcplab.commands.store_target import StoreOrCampaign, resolve_store
+from mptcplab.commands.store_target import StoreOrCampaign, relative_note, resolve_store
 from mptcplab.errors import UserError
 
 
@@ -109,6 +109,7 @@ def status_command(
     changes: SetOption = None,
 ) -> None:
     """Show how far a campaign is: runs planned, done, failed, pending; recent failures."""
+    from mptcplab.campaign.plan import merged_notice
     from mptcplab.campaign.runner import plan_campaign
 
     console = command_console()
@@ -118,12 +119,15 @@ def status_command(
         campaign = load_campaign(target, changes)
         with stage_bar(f"{campaign.name}: planning the runs") as told:
             plan, _, _ = plan_campaign(campaign, told)
+        notice = merged_notice(campaign, plan)
+        if notice is not None:
+            console.print(f"[yellow]notice[/]: {campaign.name}: {notice}")
         keys = plan.unique_runs().keys()
         store_path = campaign.output
         if not store_path.exists():
             console.print(
                 f"{campaign.name}: not started — {len(keys)} runs planned, store "
-                f"{store_path} does not exist yet"
+                f"{store_path} does not exist yet{relative_note(store_path)}"
             )
             return
         with Store(store_path) as store:

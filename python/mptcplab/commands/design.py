@@ -151,6 +151,7 @@ def design_command(
         check_writable(output, "the design")
     if campaign_file is not None:
         from mptcplab.campaign import build_plan
+        from mptcplab.campaign.plan import merged_notice
 
         given = [
             name
@@ -198,6 +199,9 @@ def design_command(
             f"[bold]{campaign.name}[/]: design {design_index} — {campaign.spec.design.kind}, "
             f"{len(frame)} points × {len(design.factor_names)} factors"
         )
+        notice = merged_notice(campaign, plan)
+        if notice is not None:
+            console.print(f"[yellow]notice[/]: {notice}")
     else:
         from mptcplab.design import generate
         from mptcplab.design.generate import ENGINES, check_options

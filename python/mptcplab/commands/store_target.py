@@ -22,6 +22,11 @@ StoreOrCampaign = Annotated[
 ]
 
 
+def relative_note(store: Path) -> str:
+    """Why a store may be missing though its campaign ran: it ran from another folder."""
+    return "" if store.is_absolute() else " (a relative output starts at the current folder)"
+
+
 def resolve_store(target: Path) -> Path:
     """``target`` itself, or the store of the campaign ``target`` names."""
     if target.suffix != ".toml":
@@ -34,7 +39,7 @@ def resolve_store(target: Path) -> Path:
     # exists, not is_file: a directory there is refused by Store with its own message.
     if not store.exists():
         raise UserError(
-            f"the campaign has stored no run yet (no store at {store}); "
+            f"the campaign has stored no run yet (no store at {store}{relative_note(store)}); "
             f"run it first: mptcplab run {target}",
             file=str(target),
         )

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import (
     HEADER_BYTES,
+    MAX_FLOWS,
     MSS_BYTES,
     BlocksApp,
     BulkApp,
@@ -28,6 +29,12 @@ AppArg = str | dict[str, Any] | BulkApp | BlocksApp | SizeApp
 #: Rate of links that stand for high-speed accesses which are never the bottleneck, Mbit/s.
 FAST_ACCESS_MBPS = 1000.0
 
+#: Largest count of packets or bytes the scenario takes (an unsigned 64-bit integer).
+U64_MAX = 2**64 - 1
+
+#: Why a delay has a ceiling, for messages about the parameter it derives from.
+CLOCK_LIMIT = " (the clock counts nanoseconds in 64 bits)"
+
 
 def _is_bool(value: Any) -> bool:
     # numpy booleans are not ``bool`` but say so through their dtype.
@@ -40,18 +47,34 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not _is_bool(value)
 
 
-def number(name: str, value: Any, *, minimum: float | None = None, positive: bool = False) -> float:
-    """A real number parameter (bools refused: ``True`` is not a capacity)."""
+def number(
+    name: str,
+    value: Any,
+    *,
+    minimum: float | None = None,
+    positive: bool = False,
+    maximum: float | None = None,
+    below: float | None = None,
+    why: str = "",
+) -> float:
+    """A real number parameter (bools refused: ``True`` is not a capacity). ``maximum`` and
+    ``below`` bound it from above (inclusive, exclusive); ``why`` explains the bound."""
     if not _is_real(value) or not math.isfinite(value):
         raise UserError(f"expected a finite number, got {value!r}", field=name)
     if minimum is not None and value < minimum:
         raise UserError(f"expected a number ≥ {minimum:g}, got {value!r}", field=name)
     if positive and value <= 0:
         raise UserError(f"expected a number > 0, got {value!r}", field=name)
+    if maximum is not None and value > maximum:
+        raise UserError(f"expected a number ≤ {maximum:g}{why}, got {value!r}", field=name)
+    if below is not None and value >= below:
+        raise UserError(f"expected a number < {below:g}{why}, got {value!r}", field=name)
     return float(value)
 
 
-def integer(name: str, value: Any, *, minimum: int | None = None) -> int:
+def integer(
+    name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """An integer parameter (``4.0`` is accepted as 4, ``4.5`` is not)."""
     if _is_real(value) and not isinstance(value, numbers.Integral) and float(value).is_integer():
         value = int(value)
@@ -60,7 +83,31 @@ def integer(name: str, value: Any, *, minimum: int | None = None) -> int:
     value = int(value)
     if minimum is not None and value < minimum:
         raise UserError(f"expected an integer ≥ {minimum}, got {value!r}", field=name)
+    if maximum is not None and value > maximum:
+        raise UserError(f"expected an integer ≤ {maximum}, got {value!r}", field=name)
     return value
+
+
+def buffer_bytes(name: str, value: Any) -> int:
+    """A socket buffer size in bytes: at least one segment, as the scenario takes it."""
+    size = integer(name, value, maximum=U64_MAX)
+    if size < MSS_BYTES:
+        raise UserError(
+            f"expected at least one segment ({MSS_BYTES} bytes), got {size}", field=name
+        )
+    return size
+
+
+def users(counts: dict[str, int]) -> None:
+    """The users of every flow entry, ``counts`` by parameter, fit in one run (the simulator's
+    MAX_FLOWS); the last parameter is named, with the sum."""
+    total = sum(counts.values())
+    if total > MAX_FLOWS:
+        terms = " + ".join(counts)
+        raise UserError(
+            f"expected at most {MAX_FLOWS} users in all, got {terms} = {total}",
+            field=list(counts)[-1],
+        )
 
 
 def boolean(name: str, value: Any) -> bool:
@@ -77,20 +124,32 @@ def choice(name: str, value: Any, options: Sequence[str]) -> str:
 
 
 def per_path(
-    name: str, value: Any, n: int, *, minimum: float | None = None, positive: bool = False
+    name: str,
+    value: Any,
+    n: int,
+    *,
+    minimum: float | None = None,
+    positive: bool = False,
+    maximum: float | None = None,
+    below: float | None = None,
+    why: str = "",
 ) -> tuple[float, ...]:
     """One number per path: a sequence of ``n`` numbers, or one number used for every path."""
+    bounds: dict[str, Any] = {
+        "minimum": minimum,
+        "positive": positive,
+        "maximum": maximum,
+        "below": below,
+        "why": why,
+    }
     if _is_real(value):
-        return (number(name, value, minimum=minimum, positive=positive),) * n
+        return (number(name, value, **bounds),) * n
     # Any sized iterable (list, tuple, numpy array), not a string.
     if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__") or len(value) != n:
         raise UserError(
             f"expected {n} numbers (one per path) or one number, got {value!r}", field=name
         )
-    return tuple(
-        number(f"{name}[{k}]", v, minimum=minimum, positive=positive)
-        for k, v in enumerate(list(value))
-    )
+    return tuple(number(f"{name}[{k}]", v, **bounds) for k, v in enumerate(list(value)))
 
 
 def application(name: str, value: AppArg) -> BulkApp | BlocksApp | SizeApp:
@@ -124,7 +183,7 @@ def receive_buffer(name: str, value: Any) -> dict[str, Any]:
     if value == "auto":
         return {"rcvbuf": "auto"}
     if _is_real(value):
-        return {"rcvbuf_bytes": integer(name, value, minimum=1)}
+        return {"rcvbuf_bytes": buffer_bytes(name, value)}
     raise UserError(f'expected "auto" or a size in bytes, got {value!r}', field=name)
 
 
@@ -173,6 +232,12 @@ def red_profile(capacity_mbps: float, *, instantaneous: bool = False) -> RedQueu
     # Checked here: the queue model would refuse the thresholds derived from it, in a message
     # about fields the caller never gave.
     k = number("capacity_mbps", capacity_mbps, positive=True) / 10.0
+    if not 200.0 * k <= U64_MAX:
+        raise UserError(
+            f"expected at most {U64_MAX / 20.0:g} Mbit/s (the RED buffer of 200 packets per 10 "
+            f"Mbit/s counts packets in 64 bits), got {capacity_mbps!r}",
+            field="capacity_mbps",
+        )
     return RedQueue(
         min_packets=25.0 * k,
         max_packets=50.0 * k,

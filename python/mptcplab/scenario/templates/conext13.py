@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from mptcplab.errors import UserError
-from mptcplab.scenario.model import CubicVariant, DrsVariant, Scenario
+from mptcplab.scenario.model import MAX_DELAY_MS, CubicVariant, DrsVariant, Scenario
 from mptcplab.scenario.templates._common import (
+    CLOCK_LIMIT,
     AppArg,
     application,
     boolean,
@@ -44,10 +45,13 @@ def _links(
     jitter_ms: Any = 0.0,
 ) -> list[dict[str, Any]]:
     caps = per_path("capacity_mbps", capacity_mbps, n, positive=True)
-    rtts = per_path("rtt_ms", rtt_ms, n, minimum=0.0)
+    # Each link's one-way delay is half the RTT.
+    rtts = per_path("rtt_ms", rtt_ms, n, minimum=0.0, maximum=2 * MAX_DELAY_MS, why=CLOCK_LIMIT)
     queues = per_path("queuing_delay_ms", queuing_delay_ms, n, minimum=0.0)
-    losses = per_path("loss", loss, n, minimum=0.0)
-    jitters = per_path("jitter_ms", jitter_ms, n, minimum=0.0)
+    losses = per_path("loss", loss, n, minimum=0.0, below=1.0, why=" (a probability)")
+    jitters = per_path(
+        "jitter_ms", jitter_ms, n, minimum=0.0, maximum=MAX_DELAY_MS, why=CLOCK_LIMIT
+    )
     return [
         {
             "id": f"{prefix}{k}",

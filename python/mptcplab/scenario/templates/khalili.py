@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mptcplab.scenario.model import Scenario
+from mptcplab.errors import UserError
+from mptcplab.scenario.model import MAX_DELAY_MS, MAX_FLOWS, Scenario
 from mptcplab.scenario.templates._common import (
+    CLOCK_LIMIT,
     FAST_ACCESS_MBPS,
     boolean,
     build,
@@ -30,18 +32,36 @@ from mptcplab.scenario.templates._common import (
     integer,
     number,
     red_profile,
+    users,
 )
 
 CC = ("reno", "cubic", "lia", "olia", "balia")
 
 
-def _red_link(link_id: str, capacity_mbps: float, delay_ms: float, instantaneous: bool) -> dict:
-    return {
-        "id": link_id,
-        "capacity_mbps": capacity_mbps,
-        "delay_ms": delay_ms,
-        "queue": red_profile(capacity_mbps, instantaneous=instantaneous),
-    }
+def _red_link(
+    link_id: str,
+    capacity_mbps: float,
+    delay_ms: float,
+    instantaneous: bool,
+    capacity_of: tuple[str, ...],
+) -> dict:
+    """A RED bottleneck whose capacity is the product of the parameters ``capacity_of``; the
+    last of them is named when the RED profile cannot take that capacity."""
+    try:
+        queue = red_profile(capacity_mbps, instantaneous=instantaneous)
+    except UserError as exc:
+        raise UserError(
+            f"link '{link_id}' of {' × '.join(capacity_of)} = {capacity_mbps:g} Mbit/s: "
+            f"{exc.detail}",
+            field=capacity_of[-1],
+        ) from None
+    return {"id": link_id, "capacity_mbps": capacity_mbps, "delay_ms": delay_ms, "queue": queue}
+
+
+def _rtt(value: Any, links: int) -> float:
+    """The propagation RTT, checked so that each of the ``links`` sharing it gets a one-way
+    delay the clock can count."""
+    return number("rtt_ms", value, minimum=0.0, maximum=links * MAX_DELAY_MS, why=CLOCK_LIMIT)
 
 
 def _fast_link(link_id: str, delay_ms: float, at_least_mbps: float) -> dict:
@@ -142,18 +162,19 @@ def shared_ap(
     ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
     draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
     """
-    n1 = integer("n1", n1, minimum=1)
+    n1 = integer("n1", n1, minimum=1, maximum=MAX_FLOWS)
     mss_floor = _min_ssthresh(min_ssthresh_segments)
-    n2 = integer("n2", n2, minimum=1)
+    n2 = integer("n2", n2, minimum=1, maximum=MAX_FLOWS)
+    users({"n1": n1, "n2": n2})
     c1 = number("c1_mbps", c1_mbps, positive=True)
     c2 = number("c2_mbps", c2_mbps, positive=True)
-    quarter = number("rtt_ms", rtt_ms, minimum=0.0) / 4.0
+    quarter = _rtt(rtt_ms, 4) / 4.0
     inst = boolean("red_instantaneous", red_instantaneous)
     cc = choice("cc", cc, CC)
     tcp_cc = choice("tcp_cc", tcp_cc, CC)
     links = [
-        _red_link("server", n1 * c1, quarter, inst),
-        _red_link("ap", n2 * c2, quarter, inst),
+        _red_link("server", n1 * c1, quarter, inst, ("n1", "c1_mbps")),
+        _red_link("ap", n2 * c2, quarter, inst, ("n2", "c2_mbps")),
         _fast_link("access1", quarter, n1 * c1),
         _fast_link("farm2", quarter, n2 * c2),
     ]
@@ -203,19 +224,17 @@ def multihomed_isp(
     ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
     draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
     """
-    n_blue = integer("n_blue", n_blue, minimum=1)
+    n_blue = integer("n_blue", n_blue, minimum=1, maximum=MAX_FLOWS)
     mss_floor = _min_ssthresh(min_ssthresh_segments)
-    n_red = integer("n_red", n_red, minimum=1)
-    half = number("rtt_ms", rtt_ms, minimum=0.0) / 2.0
+    n_red = integer("n_red", n_red, minimum=1, maximum=MAX_FLOWS)
+    users({"n_blue": n_blue, "n_red": n_red})
+    half = _rtt(rtt_ms, 2) / 2.0
     inst = boolean("red_instantaneous", red_instantaneous)
-    caps = {
-        "X": number("cx_mbps", cx_mbps, positive=True),
-        "Y": number("cy_mbps", cy_mbps, positive=True),
-        "Z": number("cz_mbps", cz_mbps, positive=True),
-        "T": number("ct_mbps", ct_mbps, positive=True),
-    }
+    sources = {"X": "cx_mbps", "Y": "cy_mbps", "Z": "cz_mbps", "T": "ct_mbps"}
+    given = {"X": cx_mbps, "Y": cy_mbps, "Z": cz_mbps, "T": ct_mbps}
+    caps = {name: number(sources[name], given[name], positive=True) for name in sources}
     delays = {"X": half, "Y": half, "Z": 0.0, "T": 0.0}
-    links = [_red_link(name, caps[name], delays[name], inst) for name in ("X", "Y", "Z", "T")]
+    links = [_red_link(name, caps[name], delays[name], inst, (sources[name],)) for name in sources]
     cc = choice("cc", cc, CC)
     tcp_cc = choice("tcp_cc", tcp_cc, CC)
     blue = _users("blue", n_blue, "mptcp", cc, [["Z", "X"], ["Z", "T", "Y"]], mss_floor)
@@ -257,14 +276,18 @@ def two_ap(
     ``min_ssthresh_segments``: ssthresh floor of the MPTCP users, segments (default: Linux's 2;
     draft-khalili-mptcp-congestion-control-05 §3 gives OLIA a floor of 1 with two paths).
     """
-    n1 = integer("n1", n1, minimum=1)
+    n1 = integer("n1", n1, minimum=1, maximum=MAX_FLOWS)
     mss_floor = _min_ssthresh(min_ssthresh_segments)
-    n2 = integer("n2", n2, minimum=1)
+    n2 = integer("n2", n2, minimum=1, maximum=MAX_FLOWS)
+    users({"n1": n1, "n2": n2})
     c1 = number("c1_mbps", c1_mbps, positive=True)
     c2 = number("c2_mbps", c2_mbps, positive=True)
-    half = number("rtt_ms", rtt_ms, minimum=0.0) / 2.0
+    half = _rtt(rtt_ms, 2) / 2.0
     inst = boolean("red_instantaneous", red_instantaneous)
-    links = [_red_link("ap1", n1 * c1, half, inst), _red_link("ap2", n2 * c2, half, inst)]
+    links = [
+        _red_link("ap1", n1 * c1, half, inst, ("n1", "c1_mbps")),
+        _red_link("ap2", n2 * c2, half, inst, ("n2", "c2_mbps")),
+    ]
     multi = _users("multipath", n1, "mptcp", choice("cc", cc, CC), [["ap1"], ["ap2"]], mss_floor)
     single = _users("singlepath", n2, "tcp", choice("tcp_cc", tcp_cc, CC), [["ap2"]])
     return _scenario(links, [multi, single], duration_s, warmup_s, seed, delayed_ack)

@@ -16,7 +16,9 @@ from typing import Any, get_args
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import Scenario, TraceKind
 from mptcplab.scenario.templates._common import (
+    U64_MAX,
     boolean,
+    buffer_bytes,
     build,
     choice,
     droptail_ms,
@@ -79,9 +81,12 @@ def wifi_3g(
         "id": "app",
         "protocol": proto,
         "paths": paths,
-        "rcvbuf_bytes": integer("rcvbuf_bytes", rcvbuf_bytes, minimum=1),
-        "sndbuf_bytes": integer("sndbuf_bytes", sndbuf_bytes, minimum=1),
-        "app": {"kind": "blocks", "block_bytes": integer("block_bytes", block_bytes, minimum=1)},
+        "rcvbuf_bytes": buffer_bytes("rcvbuf_bytes", rcvbuf_bytes),
+        "sndbuf_bytes": buffer_bytes("sndbuf_bytes", sndbuf_bytes),
+        "app": {
+            "kind": "blocks",
+            "block_bytes": integer("block_bytes", block_bytes, minimum=1, maximum=U64_MAX),
+        },
     }
     if cc is not None:
         flow["cc"] = choice("cc", cc, CC)

@@ -19,8 +19,23 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from mptcplab.errors import UserError
-from mptcplab.scenario.model import CcKind, DropTailQueue, Scenario, SchedulerKind
-from mptcplab.scenario.templates._common import boolean, build, choice, integer, number
+from mptcplab.scenario.model import (
+    MAX_DELAY_MS,
+    MAX_FLOWS,
+    CcKind,
+    DropTailQueue,
+    Scenario,
+    SchedulerKind,
+)
+from mptcplab.scenario.templates._common import (
+    CLOCK_LIMIT,
+    U64_MAX,
+    boolean,
+    build,
+    choice,
+    integer,
+    number,
+)
 
 # The TCP flows run an uncoupled control; the MPTCP connection any.
 TCP_CC = ("reno", "cubic")
@@ -58,8 +73,14 @@ def responsiveness(
     """
     path = number("path_mbps", path_mbps, positive=True)
     server = number("server_mbps", server_mbps, positive=True)
-    half = number("one_way_ms", one_way_ms, minimum=0.0) / 2.0
-    queue = DropTailQueue(packets=integer("queue_packets", queue_packets, minimum=1))
+    # Half of it on each of the path's two links.
+    half = (
+        number("one_way_ms", one_way_ms, minimum=0.0, maximum=2 * MAX_DELAY_MS, why=CLOCK_LIMIT)
+        / 2.0
+    )
+    queue = DropTailQueue(
+        packets=integer("queue_packets", queue_packets, minimum=1, maximum=U64_MAX)
+    )
     start = number("cross_start_s", cross_start_s, minimum=0.0)
     stop = number("cross_stop_s", cross_stop_s, minimum=0.0)
     duration = number("duration_s", duration_s, positive=True)
@@ -91,7 +112,8 @@ def responsiveness(
             "protocol": "tcp",
             "cc": choice("tcp_cc", tcp_cc, TCP_CC),
             "paths": [["server", "path2"]],
-            "count": integer("cross_flows", cross_flows, minimum=1),
+            # The MPTCP connection is the run's other flow.
+            "count": integer("cross_flows", cross_flows, minimum=1, maximum=MAX_FLOWS - 1),
             "start_s": start,
             "stop_s": stop,
             "tcp": {"delayed_ack": delack},

@@ -264,3 +264,20 @@ def test_a_guarded_script_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "0"]
+
+
+def test_a_script_from_standard_input_is_refused_before_the_store_is_made(tmp_path: Path) -> None:
+    # Each worker tried to run the file "<stdin>" again: every run was stored as failed.
+    (tmp_path / "one.toml").write_text(ONE_RUN)
+    store = tmp_path / "out" / "store.sqlite"
+    script = (
+        "from mptcplab.campaign import load, run_campaign\n"
+        f"run_campaign(load({str(tmp_path / 'one.toml')!r}), jobs=1, output={str(store)!r}, "
+        "progress=False)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode != 0
+    assert "a script read from standard input?" in done.stderr
+    assert not store.exists()

@@ -193,6 +193,16 @@ def _called_from_unguarded_script() -> bool:
 _GUARD_NAMES = frozenset({"__name__", "__spec__"})
 
 
+def _main_script_workers_cannot_read() -> str | None:
+    """The main script's path when spawned workers would fail to run it again: a script read
+    from standard input is prepared as the file ``<stdin>``, which does not exist, and every
+    run would be stored as failed."""
+    from multiprocessing import spawn
+
+    by_path = spawn.get_preparation_data("mptcplab").get("init_main_from_path")
+    return by_path if by_path is not None and not Path(by_path).is_file() else None
+
+
 def _unguarded_call_site() -> tuple[str, int] | None:
     """The script file and line calling run_campaign at its top level without the main guard:
     each spawned worker runs the main script again (as multiprocessing prepares it), that line
@@ -261,6 +271,13 @@ def run_campaign(
         raise UserError(f"expected an integer ≥ 1, got {jobs!r}", field="jobs")
     check_executor(executor, address=address)
     if executor == "local":
+        unreadable = _main_script_workers_cannot_read()
+        if unreadable is not None:
+            raise UserError(
+                "the local workers start by running the main script again, and there is no "
+                f"file at {unreadable} (a script read from standard input?); save the script to "
+                "a file and run that, or use `mptcplab run`"
+            )
         call = _unguarded_call_site()
         if call is not None:
             raise UserError(

@@ -4,7 +4,8 @@ and the reason, not a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,9 +32,25 @@ def make_folder(path: str | Path, what: str) -> Path:
     return out
 
 
-def check_writable(path: str | Path, what: str) -> Path:
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return a.resolve() == b.resolve()
+
+
+def check_writable(path: str | Path, what: str, *, reads: Iterable[str | Path] = ()) -> Path:
     """Refuse, before a long run, an output the run could not write at its end: the folder is
-    made and the file opened for appending (and removed again if it did not exist)."""
+    made and the file opened for appending (and removed again if it did not exist). An output
+    that is one of the files the command ``reads`` (its store, campaign or scenario) is refused
+    before anything is written: writing it would destroy the input."""
+    for source in reads:
+        if _same_file(Path(path), Path(source)):
+            raise UserError(
+                f"cannot write {what} there: it is {source}, which this command reads; "
+                "give another path",
+                file=str(path),
+            )
     out = make_folder(path, what)
     existed = out.exists()
     try:

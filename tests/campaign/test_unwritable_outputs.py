@@ -98,3 +98,28 @@ def test_an_unwritable_output_is_refused_before_the_work_it_would_hold(
     code, out, err = cli("design", "--kind", "wsp", "-d", "3", "-n", "50", "-o", str(target))
     _one_line(code, err, target, "the design")
     assert out == ""
+
+
+def test_an_output_that_is_the_input_is_refused_before_anything_is_written(
+    write_campaign, cli, tmp_path: Path
+) -> None:
+    # Each of these replaced the store, the campaign or the scenario it read with its output.
+    path = write_campaign()
+    store = tmp_path / "store.sqlite"
+    run_campaign(load(path), output=store, progress=False)
+    scenario = tmp_path / "scenario.toml"
+    scenario.write_bytes((ROOT / "scenarios" / "default.toml").read_bytes())
+    kept = {p: p.read_bytes() for p in (store, path, scenario)}
+    cases = [
+        (("report", str(store), "-o", str(store)), store, "the report"),
+        (("export", str(store), "--csv", str(store)), store, "the export"),
+        (("export", str(store), "--parquet", str(store)), store, "the export"),
+        (("compare", str(store), "--csv", str(store)), store, "the comparisons"),
+        (("design", str(path), "-o", str(path)), path, "the design"),
+        (("sim", str(scenario), "-o", str(scenario)), scenario, "the report"),
+    ]
+    for args, target, what in cases:
+        code, _, err = cli(*args)
+        _one_line(code, err, target, what)
+        assert "which this command reads" in err
+    assert all(p.read_bytes() == text for p, text in kept.items())

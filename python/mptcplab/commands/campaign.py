@@ -19,6 +19,7 @@ from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
 from mptcplab.commands.store_target import StoreOrCampaign, relative_note, resolve_store
 from mptcplab.errors import UserError
+from mptcplab.outputs import check_writable
 
 
 def run_command(
@@ -197,7 +198,9 @@ def export_command(
         rows = export(resolve_store(target), sys.stdout, fmt=fmt)
         command_console(stderr=True).print(f"wrote {rows} runs to standard output")
         return
-    rows = export(resolve_store(target), out, fmt=fmt)
+    store = resolve_store(target)
+    check_writable(out, "the export", reads=(store, target))
+    rows = export(store, out, fmt=fmt)
     command_console(stderr=True).print(f"wrote {rows} runs to {out}")
 
 

@@ -75,7 +75,7 @@ def compare_command(
             )
     store = resolve_store(target)
     if csv is not None:
-        check_writable(csv, "the comparisons")
+        check_writable(csv, "the comparisons", reads=(store, target))
     if metric:
         _refuse_what_the_store_cannot_hold(store, metric)
     comparisons = variant_comparisons(store, metric)

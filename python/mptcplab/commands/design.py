@@ -148,7 +148,9 @@ def design_command(
         raise UserError("changes a campaign file, and none is given", field="--set")
     if output is not None:
         # Before the design is made: a WSP design of thousands of points takes minutes.
-        check_writable(output, "the design")
+        check_writable(
+            output, "the design", reads=() if campaign_file is None else (campaign_file,)
+        )
     if campaign_file is not None:
         from mptcplab.campaign import build_plan
         from mptcplab.campaign.plan import merged_notice
@@ -197,7 +199,7 @@ def design_command(
             frame[f"u_{name}"] = unit[:, j]
         console.print(
             f"[bold]{campaign.name}[/]: design {design_index} — {campaign.spec.design.kind}, "
-            f"{len(frame)} points × {len(design.factor_names)} factors"
+            f"{_count(len(frame), 'point')} × {_count(len(design.factor_names), 'factor')}"
         )
         notice = merged_notice(campaign, plan)
         if notice is not None:
@@ -249,3 +251,7 @@ def design_command(
 
 def register(app: typer.Typer) -> None:
     app.command("design")(design_command)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

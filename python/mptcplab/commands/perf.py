@@ -414,7 +414,7 @@ def matrix_command(
     # Refused before the records are read and the matrix printed, as the other commands do.
     for out, what in ((csv, "the matrix CSV"), (png, "the heat map")):
         if out is not None:
-            check_writable(out, what)
+            check_writable(out, what, reads=files)
     from mptcplab.backends.perf.gain import read_records
 
     records = []

@@ -305,7 +305,7 @@ def sim_command(
     traces = parse_trace(trace)
     scenario = with_fields(file, changes)
     if output is not None:
-        check_writable(output, "the report")
+        check_writable(output, "the report", reads=(file,))
     try:
         with run_progress(command_console(stderr=True)) as bar:
             task = bar.add_task("simulating", total=None, clock="")

@@ -128,7 +128,9 @@ class _Campaign:
             data = overrides.apply(data, overrides.stored(text), path)
         self.name = str(data.get("name", "campaign"))
         self.description = str(data.get("description", ""))
-        self.metrics = [m for m in data.get("metrics", ["goodput_mbps"]) if is_metric_name(m)]
+        # dict.fromkeys: a store written before repeats were refused may list a metric twice.
+        wanted = dict.fromkeys(data.get("metrics", ["goodput_mbps"]))
+        self.metrics = [m for m in wanted if is_metric_name(m)]
         self.published, self.unreadable = _published_entries(data.get("published", []))
         factors = data.get("factors", {})
         self.log_factors = [n for n, f in factors.items() if isinstance(f, dict) and f.get("log")]
@@ -608,7 +610,7 @@ def variant_comparisons(
     with Store(store_path) as store:
         campaign = _stored_campaign(store, store_path)
         runs = to_pandas(store)
-    chosen = list(metrics) if metrics else campaign.metrics or ["goodput_mbps"]
+    chosen = list(dict.fromkeys(metrics if metrics else campaign.metrics or ["goodput_mbps"]))
     medians = point_medians(runs, chosen)
     return {
         m: compare_variants(medians, m, higher_is_better=metric_info(m).higher_is_better, runs=runs)

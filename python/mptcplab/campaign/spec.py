@@ -784,6 +784,9 @@ class _Checker:
     def check_metrics(self) -> None:
         for i, name in enumerate(self.spec.metrics):
             self.check_metric(name, "metrics", i)
+            if name in self.spec.metrics[:i]:
+                # Each metric is a column of the tables: a repeat made two columns of one name.
+                raise self.fail(f"metric '{name}' is listed twice", "metrics", i)
 
     def check_metric(self, name: str, *loc: str | int) -> None:
         found = flow_metric(name)

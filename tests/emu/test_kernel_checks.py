@@ -312,6 +312,21 @@ def test_more_flows_than_the_emulator_polls_are_refused() -> None:
     assert "at most 10000 flows in all" in str(err) and "got 10001" in str(err)
 
 
+def test_more_flow_entries_than_the_address_plan_holds_are_refused_by_name() -> None:
+    # 4,097 entries raised a bare ValueError from the address plan, after the run's directory
+    # was made and locked (every later run of the process then waited on it).
+    def entries(n: int) -> Scenario:
+        one = {"protocol": "tcp", "cc": "cubic", "paths": [["a"]]}
+        links = [{"id": "a", "capacity_mbps": 8, "delay_ms": 10}]
+        flows = [{**one, "id": f"f{k}"} for k in range(n)]
+        return Scenario.model_validate({"duration_s": 1, "links": links, "flows": flows})
+
+    assert kernel.check(entries(4096), KERNEL)
+    err = refusal(entries(4097))
+    assert err.field == "flows"
+    assert "at most 4096 flow entries" in str(err) and "got 4097" in str(err)
+
+
 def test_a_progress_that_cannot_be_called_is_refused_before_anything_starts() -> None:
     from mptcplab import emu
 

@@ -271,6 +271,19 @@ def test_subflow_goodput_counts_up_to_the_end_when_the_last_sample_comes_late() 
     assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(7.2, rel=1e-3)
 
 
+def test_receive_window_limited_time_counts_from_the_warm_up_as_the_simulators() -> None:
+    # The kernel's counter runs from the connection's start: 0.3 s of every second on the wifi
+    # subflow, 0.1 s on the 3G one. Over the measured 8 s (warm-up 2 s to the end at 10 s) the
+    # wifi subflow was limited 2.4 s; its whole count, 3 s, includes the warm-up.
+    data = run_data()
+    for k, sample in enumerate(data.clients[0]["samples"]):
+        wifi, g = sample["flows"][0]["subflows"]
+        wifi["tcp"]["rwnd_limited_us"] = k * 300_000
+        g["tcp"]["rwnd_limited_us"] = k * 100_000
+    flow = build(data, run_id="0123abcd", version="0.1.0")["flows"][0]
+    assert flow["rwnd_limited_s"] == pytest.approx(2.4)
+
+
 def test_a_first_subflow_disconnected_by_the_servers_reset_keeps_its_goodput() -> None:
     # The sample of the end comes 3 ms late, after the server's reset at the end of the run:
     # the kernel has disconnected the connection's first subflow (tcp_disconnect), whose

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from mptcplab.backends.emu.addressing import MAX_GROUPS
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import FlowSpec, Scenario
 
@@ -228,6 +229,13 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
     """Refuse (UserError) what the kernel cannot run; return notes on simulator defaults the
     kernel does not model."""
     notes: list[str] = []
+    if len(scenario.flows) > MAX_GROUPS:
+        raise UserError(
+            f"the emulator runs at most {MAX_GROUPS} flow entries (each has its own hosts in "
+            f"the emulator's address plan), got {len(scenario.flows)}; a `count` runs several "
+            "identical flows in one entry",
+            field="flows",
+        )
     flows = 0
     for i, flow in enumerate(scenario.flows):
         mptcp = flow.protocol == "mptcp"

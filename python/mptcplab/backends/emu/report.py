@@ -248,8 +248,15 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
                 for p in sorted(series)
             ]
             last_mptcp = next((f["mptcp"] for _, f in reversed(samples) if f.get("mptcp")), None)
+            # Within the measured window, as the simulator counts it (from the warm-up on).
+            end = data.t0_ns + int(sc.duration_s * 1e9)
             rwnd_limited_us = max(
-                (s[-1][1].get("rwnd_limited_us", 0) for s in series.values() if s), default=0
+                (
+                    _counter_at(s, end, "rwnd_limited_us") - _counter_at(s, warm, "rwnd_limited_us")
+                    for s in series.values()
+                    if s and all("rwnd_limited_us" in sample for _, sample in s)
+                ),
+                default=0.0,
             )
             rmem = [s["rmem_alloc"] for s in conn.get("samples", [])]
             rcvbuf = [s["rcvbuf"] for s in conn.get("samples", [])]

@@ -96,7 +96,12 @@ class Run:
         self.scenario = scenario
         self.progress = progress
         self.rundir = RunDir.create()
-        self.plan = addressing.plan(scenario, self.rundir.run_id)
+        try:
+            self.plan = addressing.plan(scenario, self.rundir.run_id)
+        except BaseException:
+            # The locked directory would make every later run of this process see a live run.
+            self.rundir.remove()
+            raise
         self.namespaces: list[str] = []
         self.linkem: Linkem | None = None
         self.programs: list[Program] = []

@@ -7,13 +7,10 @@ loses only the runs that were executing.
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import inspect
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +30,7 @@ from rich.progress import (
 import mptcplab
 from mptcplab.campaign.backends import BACKENDS, Backend, BackendUnavailable, import_ref
 from mptcplab.campaign.executors import Task, check_executor, make_executor
+from mptcplab.campaign.main_script import called_from_unguarded_script, check_main_script
 from mptcplab.campaign.plan import Plan, build_plan, merged_notice
 from mptcplab.campaign.spec import Campaign
 from mptcplab.campaign.store import Store
@@ -175,74 +173,6 @@ def _planning(console: Console | None, enabled: bool) -> Progress:
     )
 
 
-def _called_from_unguarded_script() -> bool:
-    """Whether run_campaign is reached from the top level of a script a spawned worker is
-    importing, directly or through functions: multiprocessing runs the parent's main script as
-    ``__mp_main__`` in each new worker."""
-    frame = inspect.currentframe()
-    while frame is not None:
-        if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__mp_main__":
-            return True
-        frame = frame.f_back
-    return False
-
-
-#: Names in a test that keeps a script's statement out of the workers that import it. Not
-#: ``parent_process()`` or ``current_process().name``: a spawned worker runs the script before
-#: either is set, so both still say "main process" there.
-_GUARD_NAMES = frozenset({"__name__", "__spec__"})
-
-
-def _main_script_workers_cannot_read() -> str | None:
-    """The main script's path when spawned workers would fail to run it again: a script read
-    from standard input is prepared as the file ``<stdin>``, which does not exist, and every
-    run would be stored as failed."""
-    from multiprocessing import spawn
-
-    by_path = spawn.get_preparation_data("mptcplab").get("init_main_from_path")
-    return by_path if by_path is not None and not Path(by_path).is_file() else None
-
-
-def _unguarded_call_site() -> tuple[str, int] | None:
-    """The script file and line calling run_campaign at its top level without the main guard:
-    each spawned worker runs the main script again (as multiprocessing prepares it), that line
-    included. None when workers do not run it (a notebook, ``python -m pkg``), when the call is
-    guarded, or when the script cannot be read (the worker's own check then stops it)."""
-    from multiprocessing import spawn
-
-    main = sys.modules.get("__main__")
-    prepared = spawn.get_preparation_data("mptcplab")
-    by_name = prepared.get("init_main_from_name")
-    by_path = prepared.get("init_main_from_path")
-    if main is None or (by_name is None and by_path is None):
-        return None
-    if by_name is not None and (by_name == "__main__" or by_name.endswith(".__main__")):
-        return None  # multiprocessing leaves a package's __main__ alone
-    frame = inspect.currentframe()
-    while frame is not None and not (
-        frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)
-    ):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    path, line = frame.f_code.co_filename, frame.f_lineno
-    try:
-        tree = ast.parse(Path(path).read_bytes(), filename=path)
-    except (OSError, SyntaxError, ValueError):
-        return None
-    # Any test before the call that names the process counts as a guard, wherever it is: a
-    # script wrongly let through meets the worker's own check, one wrongly refused could not run.
-    for node in ast.walk(tree):
-        test = getattr(node, "test", None)
-        if test is None or node.lineno > line:
-            continue
-        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-        names |= {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)}
-        if names & _GUARD_NAMES:
-            return None
-    return path, line
-
-
 def run_campaign(
     campaign: Campaign,
     *,
@@ -260,7 +190,7 @@ def run_campaign(
     this function, so a script must call it under ``if __name__ == "__main__":`` (a notebook
     need not); a call at a script's top level outside the guard is refused, naming its line,
     before the store is touched."""
-    if _called_from_unguarded_script():
+    if called_from_unguarded_script():
         # A worker re-running the unguarded script would start a campaign of its own.
         raise RuntimeError(
             "run_campaign was called while a campaign worker started: put the call in the "
@@ -271,22 +201,7 @@ def run_campaign(
         raise UserError(f"expected an integer ≥ 1, got {jobs!r}", field="jobs")
     check_executor(executor, address=address)
     if executor == "local":
-        unreadable = _main_script_workers_cannot_read()
-        if unreadable is not None:
-            raise UserError(
-                "the local workers start by running the main script again, and there is no "
-                f"file at {unreadable} (a script read from standard input?); save the script to "
-                "a file and run that, or use `mptcplab run`"
-            )
-        call = _unguarded_call_site()
-        if call is not None:
-            raise UserError(
-                "run_campaign is called at the top level of the script, which each local "
-                "worker runs again as it starts; put the call in the script under "
-                '`if __name__ == "__main__":`',
-                file=call[0],
-                line=call[1],
-            )
+        check_main_script()
     backends = backends_of(campaign)
     # Planning generates the designs: minutes for a WSP design of thousands of points.
     with _planning(console, progress) as planning:

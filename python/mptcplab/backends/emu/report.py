@@ -228,6 +228,7 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
     sc = data.scenario
     measured = sc.duration_s - sc.warmup_s
     warm = data.t0_ns + int(sc.warmup_s * 1e9)
+    end = data.t0_ns + int(sc.duration_s * 1e9)
     flows: list[dict[str, Any]] = []
     block_series: list[dict[str, Any]] = []
     extra: dict[str, Any] = {}
@@ -249,12 +250,10 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
             ]
             last_mptcp = next((f["mptcp"] for _, f in reversed(samples) if f.get("mptcp")), None)
             # Within the measured window, as the simulator counts it (from the warm-up on).
-            end = data.t0_ns + int(sc.duration_s * 1e9)
             rwnd_limited_us = max(
                 (
                     _counter_at(s, end, "rwnd_limited_us") - _counter_at(s, warm, "rwnd_limited_us")
                     for s in series.values()
-                    if s and all("rwnd_limited_us" in sample for _, sample in s)
                 ),
                 default=0.0,
             )

@@ -332,3 +332,13 @@ def test_a_progress_that_cannot_be_called_is_refused_before_anything_starts() ->
 
     with pytest.raises(TypeError, match="progress: expected a callable, got int"):
         emu.run(scenario(), progress=5)  # type: ignore[arg-type]
+
+
+def test_a_send_buffer_below_the_kernels_minimum_is_refused() -> None:
+    # The kernel raises a smaller send buffer to SOCK_MIN_SNDBUF (4608 bytes): a scenario of
+    # 3000 bytes would have run on 4608.
+    assert kernel.check(scenario(cc="cubic", scheduler="linger", sndbuf_bytes=4608), KERNEL)
+    err = refusal(scenario(cc="cubic", scheduler="linger", sndbuf_bytes=4607))
+    assert err.field == "flows[0].sndbuf_bytes"
+    assert "at least 4608 bytes in the kernel" in str(err) and "got 4607" in str(err)
+    assert "mptcplab sim" in str(err)

@@ -411,9 +411,10 @@ class FlowSpec(_Model):
     """Cap of the auto-tuned receive buffer (the window it may advertise, as ``rcvbuf_bytes``),
     bytes. Default 4 MiB."""
     sndbuf_bytes: U64 | None = None
-    """Fixed send buffer, bytes. Default: auto-tuned like Linux's ``tcp_sndbuf_expand``
-    (2 · max(cwnd, 10) segments of 2304 charged bytes per subflow, about 3.2 windows of payload,
-    never shrinking), capped by ``sndbuf_max_bytes``."""
+    """Fixed send buffer, bytes: the memory the sender may hold queued, as Linux's sk_sndbuf
+    (the emulator gives SO_SNDBUF half of it, which the kernel doubles). Default: auto-tuned
+    like Linux's ``tcp_sndbuf_expand`` (2 · max(cwnd, 10) segments of 2304 charged bytes per
+    subflow, about 3.2 windows of payload, never shrinking), capped by ``sndbuf_max_bytes``."""
     sndbuf_max_bytes: U64 | None = None
     """Cap of the auto-tuned send buffer, bytes. Default 4 MiB."""
     # No lower bound here: _check_count says a count ≥ 1 for any value below, zero and negative

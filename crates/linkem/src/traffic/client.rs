@@ -23,7 +23,8 @@ pub struct ClientConfig {
     /// TCP_CONGESTION name, e.g. "cubic" or "mptcp_lia". None: the namespace default.
     #[serde(default)]
     pub congestion: Option<String>,
-    /// Fixed send buffer (SO_SNDBUFFORCE). None: auto-tuning.
+    /// Fixed send buffer, the value given to SO_SNDBUFFORCE (the kernel keeps twice it as
+    /// the memory the socket may queue). None: auto-tuning.
     #[serde(default)]
     pub sndbuf_bytes: Option<u64>,
     pub flows: Vec<FlowStart>,
@@ -53,6 +54,9 @@ pub struct FlowResult {
     /// The congestion control the connection ran (its first subflow's, for MPTCP), read once
     /// connected.
     pub congestion: Option<String>,
+    /// The kernel's send buffer (SO_SNDBUF: the memory the socket may queue), read once
+    /// connected.
+    pub sndbuf_bytes: Option<i32>,
     pub error: Option<String>,
     /// Application bytes accepted by the socket (hello excluded).
     pub bytes_written: u64,
@@ -218,6 +222,8 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                         f.res.connected_ns = Some(sys::monotonic_ns());
                         f.res.handshake_rtt_us = handshake_rtt_us(s, cfg.transport);
                         f.res.congestion = sock::congestion(s.as_fd()).ok();
+                        f.res.sndbuf_bytes =
+                            sock::get_int(s.as_fd(), libc::SOL_SOCKET, libc::SO_SNDBUF).ok();
                         let State::Connecting(s) = std::mem::replace(&mut f.state, State::Waiting)
                         else {
                             unreachable!()

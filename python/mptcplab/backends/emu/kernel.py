@@ -44,6 +44,10 @@ KERNEL_CC = {
 COUPLED = ("lia", "olia", "balia")
 SIMULATOR_HINT = "or run this scenario on the simulator (mptcplab sim)"
 
+#: SOCK_MIN_SNDBUF (include/net/sock.h): twice TCP_SKB_MIN_TRUESIZE, 2048 bytes and an
+#: aligned sk_buff; the kernel raises a smaller send buffer to it.
+KERNEL_MIN_SNDBUF_BYTES = 2 * (2048 + 256)
+
 
 def _read(path: str) -> str | None:
     try:
@@ -372,6 +376,13 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
             v = getattr(flow, name)
             if v is not None and v > 2**30:
                 raise _refuse(i, name, f"at most 1 GiB in the kernel, got {v}")
+        if flow.sndbuf_bytes is not None and flow.sndbuf_bytes < KERNEL_MIN_SNDBUF_BYTES:
+            raise _refuse(
+                i,
+                "sndbuf_bytes",
+                f"at least {KERNEL_MIN_SNDBUF_BYTES} bytes in the kernel (SOCK_MIN_SNDBUF), "
+                f"got {flow.sndbuf_bytes}: " + SIMULATOR_HINT,
+            )
     _coupled_options(scenario)  # refuses conflicting options early
     return notes
 

@@ -95,9 +95,9 @@ def _buffers(low: int, default: int, cap: int) -> str:
 #: (measured: a receiver at an 8 MiB cap advertised 5,242,880 bytes over TCP and 5,177,344 over
 #: MPTCP, exactly those). A scenario's receive sizes are window, fixed or as the auto-tuning cap
 #: (as in the simulator), so each becomes 256/160 times as much memory; with the factor 2 used
-#: before, the kernel's window was 1.25 times the scenario's. (The send side needs no factor:
-#: a bulk sender's large buffers are charged about their payload, and the simulator models the
-#: send buffer as that memory.)
+#: before, the kernel's window was 1.25 times the scenario's. (The send side has no such
+#: factor: the simulator models a send buffer as the memory the kernel's sk_sndbuf limits, a
+#: bulk sender's large buffers being charged about their payload; see fixed_send_request.)
 RECEIVE_MEMORY_PER_WINDOW_BYTE = 256 / 160
 _SYSCTL_INT_MAX = 2**31 - 1
 
@@ -110,6 +110,14 @@ def fixed_receive_request(window: int) -> int:
     """The SO_RCVBUF(FORCE) value that gives a fixed receive window of ``window`` bytes: the
     kernel doubles what it is given (its own convention for memory against payload)."""
     return _receive_memory(window) // 2
+
+
+def fixed_send_request(sndbuf: int) -> int:
+    """The SO_SNDBUF(FORCE) value that gives a send buffer of ``sndbuf`` bytes: the kernel
+    doubles what it is given (`sk_setsockopt`), and the scenario's size, as the simulator's, is
+    the doubled value, the memory `sk_stream_memory_free` holds the queue to. An odd size is
+    rounded up to the next even one."""
+    return (sndbuf + 1) // 2
 
 
 def window_of_receive_memory(memory: int) -> int:

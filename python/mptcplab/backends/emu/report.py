@@ -224,6 +224,21 @@ def congestion_mismatches(groups: Sequence[Group], clients: Sequence[dict[str, A
     return wrong
 
 
+def sndbuf_mismatches(groups: Sequence[Group], clients: Sequence[dict[str, Any]]) -> list[str]:
+    """Flows with a fixed send buffer whose socket the kernel gave another size, one line
+    each: the size is the memory the kernel holds the queue to, read back once connected."""
+    wrong = []
+    for group, client in zip(groups, clients, strict=True):
+        wanted = group.flow.sndbuf_bytes
+        if wanted is None:
+            continue
+        got = {f["index"]: f.get("sndbuf_bytes") for f in client.get("flows", [])}
+        for k, flow_id in enumerate(group.flow.flow_ids()):
+            if got.get(k) is not None and got[k] != wanted + wanted % 2:
+                wrong.append(f"{flow_id} asked for {wanted} bytes and got {got[k]}")
+    return wrong
+
+
 def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     sc = data.scenario
     measured = sc.duration_s - sc.warmup_s

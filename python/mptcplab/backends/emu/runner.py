@@ -211,6 +211,13 @@ def run_scenario(
                     + " (an MPTCP socket takes any name and its subflows fall back to the"
                     + " default when that name is not registered)"
                 )
+            small = report_mod.sndbuf_mismatches(run.plan.groups, clients)
+            if small:
+                raise EmulatorError(
+                    "the kernel gave a send buffer of another size than the scenario's: "
+                    + "; ".join(small[:3])
+                    + (f" (and {len(small) - 3} more flows)" if len(small) > 3 else "")
+                )
             assert run.linkem is not None
             drops = run.tun_drops()
             final = run.linkem.stop()

@@ -8,7 +8,7 @@ from typing import Any
 
 from mptcplab.backends.emu.addressing import SERVER_PORT, Group
 from mptcplab.backends.emu.kernel import KERNEL_CC
-from mptcplab.backends.emu.netns import fixed_receive_request
+from mptcplab.backends.emu.netns import fixed_receive_request, fixed_send_request
 from mptcplab.backends.emu.programs import Program, require_binary
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
@@ -41,7 +41,9 @@ def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
         "bind": group.client_ifaces[0].address,
         "transport": flow.protocol,
         "congestion": KERNEL_CC[flow.cc_kind()],
-        "sndbuf_bytes": flow.sndbuf_bytes,
+        "sndbuf_bytes": (
+            fixed_send_request(flow.sndbuf_bytes) if flow.sndbuf_bytes is not None else None
+        ),
         "flows": [
             {"index": k, "start_s": flow.start_s, "stop_s": flow.stop_s} for k in range(flow.count)
         ],

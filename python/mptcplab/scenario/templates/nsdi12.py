@@ -59,7 +59,8 @@ def wifi_3g(
     - ``cc``: default ``lia`` for MPTCP, ``reno`` for TCP.
     - ``rcvbuf_bytes``: fixed receive buffer, default 32 KiB (the paper's brief says 32 KB; the
       CS244-2014 reproduction uses SO_RCVBUF = 30 KB; spec §8 item 8).
-    - ``sndbuf_bytes``: fixed send buffer, default 200 KiB (SO_SNDBUF 200 KB).
+    - ``sndbuf_bytes``: fixed send buffer, default 200 KiB (the paper's 200 KB, taken as the
+      kernel's buffer; a SO_SNDBUF of 200 KB would have been doubled to 400).
     - ``block_bytes``: block size, default 8 KiB.
     - ``penalization`` (default ``nsdi12``, the paper's M2; ``off`` and ``conext13`` too) and
       ``opportunistic_retransmit`` (default true, M1): "MPTCP without M1/M2" is

@@ -10,6 +10,8 @@
 //! (`mptcp_retransmit_timer` / `__mptcp_retrans` in net/mptcp/protocol.c, spec §3.8) that re-sends
 //! the head of the unacknowledged data on an idle subflow when DATA_ACKs stop advancing.
 
+mod tcp_writer;
+
 use super::penalization::{
     maybe_penalize, should_retransmit_opportunistically, HeadOfLine, RbufOptions,
 };
@@ -141,6 +143,11 @@ pub struct Connection {
     views: Vec<SubflowView>,
     snd_nxt_dsn: u64,
     write_end: u64,
+    /// Plain TCP: where the writer's last skb starts ([`tcp_writer`]).
+    tail_start: u64,
+    /// Plain TCP: the largest window the peer has advertised (`tp->max_window`), which bounds
+    /// the writer's skbs.
+    max_peer_window: u64,
     sndbuf_fixed: Option<u64>,
     rwnd_blocked_since: Option<SimTime>,
     /// Data sent and not yet DATA_ACKed, for re-sending it on another subflow (MPTCP only).
@@ -205,7 +212,12 @@ impl Connection {
             cc: Cc::new(cc_kind, CcParams::from_options(&spec.tcp), n),
             views: subflows.iter().map(Subflow::view).collect(),
             subflows,
-            scheduler: spec.scheduler,
+            // Plain TCP has no MPTCP scheduler: its one subflow takes the data as it comes.
+            scheduler: if spec.protocol == Protocol::Tcp {
+                SchedulerKind::Minrtt
+            } else {
+                spec.scheduler
+            },
             rr_last: n - 1,
             rbuf_opts: RbufOptions {
                 penalization: spec.penalization_mode(),
@@ -217,6 +229,8 @@ impl Connection {
             data_una: 0,
             snd_nxt_dsn: 0,
             write_end: 0,
+            tail_start: 0,
+            max_peer_window: 0,
             peer_edge: 0,
             sndbuf_fixed: spec.sndbuf_bytes,
             sndbuf_cap: spec.sndbuf_max_bytes.unwrap_or(DEFAULT_BUFFER_CAP_BYTES),
@@ -307,19 +321,23 @@ impl Connection {
     /// two thirds of the buffer, not from the first freed byte. Upstream MPTCP copies the data
     /// a page fragment at a time and tests the buffer only between fragments (`mptcp_sendmsg`,
     /// `mptcp_send_limit`), so the writer fills to the end of the fragment that reaches the
-    /// limit. Inlined into both push loops.
+    /// limit. A plain TCP connection's writer is Linux's TCP one ([`tcp_writer`]); for it,
+    /// returns whether the writer is writing. Inlined into both push loops.
     #[inline(always)]
-    fn app_write(&mut self, now: SimTime) {
+    fn app_write(&mut self, now: SimTime) -> bool {
+        if self.protocol == Protocol::Tcp {
+            return self.tcp_app_write(now);
+        }
         let limit = self.sndbuf_limit();
         let used = self.write_end - self.data_una;
         if self.writer_asleep {
             if limit.saturating_sub(used) < used / 2 {
-                return;
+                return false;
             }
             self.writer_asleep = false;
         }
         if now >= self.app_stop {
-            return;
+            return false;
         }
         if used < limit {
             let room = if self.upstream {
@@ -332,6 +350,7 @@ impl Connection {
         }
         self.writer_asleep =
             self.write_end - self.data_una >= limit && self.app.wants_to_write(self.write_end);
+        false
     }
 
     /// Whether the application would write more if the send buffer had room.
@@ -657,7 +676,18 @@ impl Connection {
     /// to linger. After a segment of new data only the window can have closed (see `push_any`).
     #[inline(never)]
     fn push_one_subflow(&mut self, ctx: &mut Ctx) {
-        self.app_write(ctx.now);
+        let writing = self.app_write(ctx.now);
+        self.send_one_subflow(writing, ctx);
+        if writing {
+            // What the window left of the tail skb is filled again (see `tcp_writer`).
+            self.tcp_write(ctx.now, self.sndbuf_limit());
+        }
+    }
+
+    /// The sending half of [`Connection::push_one_subflow`]. A TCP writer that is `writing`
+    /// fills again the tail skb the sender cuts.
+    #[inline(always)]
+    fn send_one_subflow(&mut self, writing: bool, ctx: &mut Ctx) {
         let free = self.drain_then_available(0, ctx);
         if self.snd_nxt_dsn >= self.write_end || !free {
             return;
@@ -680,7 +710,16 @@ impl Connection {
             ctx.send(&p);
             pipe += len as u64;
             debug_assert_eq!(pipe, self.subflows[0].pipe());
-            if self.snd_nxt_dsn >= self.write_end || !self.subflows[0].window_admits(pipe) {
+            if !self.subflows[0].window_admits(pipe) {
+                return;
+            }
+            if writing && self.snd_nxt_dsn > self.tail_start {
+                // The kernel's writer pushes its tail skb out in TSO packets as it fills it
+                // and fills the cut rest again, so while it writes, the sender never runs
+                // out of data before the window is full (see `tcp_writer`).
+                self.tcp_write(ctx.now, self.sndbuf_limit());
+            }
+            if self.snd_nxt_dsn >= self.write_end {
                 return;
             }
         }
@@ -1178,7 +1217,10 @@ mod tests {
     }
 
     /// A connection over `routes` from the flow fields in `fields` (id, cc and paths given).
-    fn connection_from(fields: serde_json::Value, routes: &[(u32, u32, SimTime)]) -> Connection {
+    pub(super) fn connection_from(
+        fields: serde_json::Value,
+        routes: &[(u32, u32, SimTime)],
+    ) -> Connection {
         let mut flow = serde_json::json!({
             "id": "f", "cc": "cubic",
             "paths": (0..routes.len()).map(|i| vec![format!("l{i}")]).collect::<Vec<_>>()
@@ -1385,11 +1427,12 @@ mod tests {
 
     /// `sk_stream_write_space`: a writer that filled the send buffer is woken when the free
     /// space is at least half of what is queued, i.e. once the queue is down to two thirds of
-    /// the buffer (TCP and MPTCP sockets alike).
+    /// the buffer (TCP and MPTCP sockets alike; the TCP writer's own tests are in
+    /// `tcp_writer`).
     #[test]
     fn a_writer_that_filled_the_send_buffer_waits_for_a_third_of_it() {
-        let mut c = connection("tcp", 1);
-        let limit = c.sndbuf_limit(); // 46 080: ten segments' worth
+        let mut c = connection("mptcp", 1);
+        let limit = c.sndbuf_limit(); // 50 176: ten segments' worth and tcp_wmem[0]
         c.app_write(SimTime::ZERO);
         assert_eq!(c.write_end - c.data_una, limit);
         // Acknowledging one byte short of a third frees space the writer does not see.

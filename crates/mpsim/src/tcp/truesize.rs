@@ -16,6 +16,28 @@ pub const SKB_OVERHEAD_BYTES: u64 = 1280;
 /// `tcp_xmit_size_goal`: 64 KiB less headers, 45 segments of 1448 bytes.
 const SIZE_GOAL_SEGMENTS: u64 = 45;
 
+/// `sk_gso_max_size` on the emulator's devices (and any of a 64 KiB GSO limit): 65 536 less
+/// MAX_TCP_HEADER + 1 (`sk_dst_gso_max_size`).
+const GSO_MAX_BYTES: u64 = 65_536 - 321;
+
+/// `tcp_xmit_size_goal`: the payload a writer puts in one skb, whole segments of the GSO
+/// limit bounded to half the largest window the peer has advertised
+/// (`tcp_bound_to_half_wnd`), one segment at least.
+pub fn size_goal(max_window: u64, mss: u32) -> u64 {
+    let mss = mss as u64;
+    let cutoff = if max_window > 536 {
+        max_window / 2
+    } else {
+        max_window
+    };
+    let bound = if cutoff == 0 {
+        GSO_MAX_BYTES
+    } else {
+        GSO_MAX_BYTES.min(cutoff)
+    };
+    (bound / mss).clamp(1, SIZE_GOAL_SEGMENTS) * mss
+}
+
 /// `tcp_min_tso_segs`.
 const MIN_TSO_SEGMENTS: u64 = 2;
 
@@ -62,6 +84,17 @@ mod tests {
             let payload = (notsent + unacked * 1448) as f64 / kernel as f64;
             assert!(payload < 0.96, "the payload alone is short of the charge");
         }
+    }
+
+    /// The kernel's writer filled skbs to 45 segments (`ss -tmi`: 65 160 bytes unsent behind
+    /// a full window at a 4 MiB receive window); a window of 64 KiB halves the goal.
+    #[test]
+    fn a_writer_fills_skbs_of_64_kib_or_half_the_peers_window() {
+        assert_eq!(size_goal(4 << 20, 1448), 65_160);
+        assert_eq!(size_goal(65_536, 1448), 22 * 1448);
+        assert_eq!(size_goal(2_000, 1448), 1448);
+        assert_eq!(size_goal(500, 1448), 1448);
+        assert_eq!(size_goal(0, 1448), 45 * 1448); // no window seen yet
     }
 
     /// `tcp_tso_autosize`: a millisecond of the pacing rate, two segments at least, a size

@@ -135,6 +135,27 @@ def test_critical_points_are_the_worst_for_the_metric() -> None:
     assert html.index("0.1") < html.index("0.5") < html.index("0.9")
 
 
+def test_critical_rows_of_several_variants_are_not_called_design_points() -> None:
+    import pandas as pd
+
+    from mptcplab.analysis.report import _critical_section
+
+    # Two variants at two points: four rows, the same two points twice.
+    medians = pd.DataFrame(
+        {
+            "variant": ["a", "a", "b", "b"],
+            "design": [0] * 4,
+            "point": [0, 1, 0, 1],
+            "aggregation_benefit": [0.9, 0.1, 0.5, 0.3],
+            "replications": [1] * 4,
+        }
+    )
+    html = _critical_section(medians, ["aggregation_benefit"])
+    assert "The 4 pairs of design point and variant with the lowest median" in html
+    one = _critical_section(medians[medians["variant"] == "a"].head(1), ["aggregation_benefit"])
+    assert "The 1 design point with the lowest median" in one
+
+
 def test_critical_section_needs_a_metric_with_a_worse_end() -> None:
     import pandas as pd
 

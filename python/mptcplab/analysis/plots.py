@@ -16,7 +16,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.colors import CenteredNorm, Normalize
+from matplotlib.colors import CenteredNorm, Normalize, to_hex
 from matplotlib.figure import Figure
 
 from mptcplab.analysis._checks import listed, require_columns
@@ -46,7 +46,13 @@ _HORIZONTAL: dict[str, Any] = (
 
 
 def colours(variants: Sequence[str]) -> dict[str, str]:
-    return {v: _PALETTE[i % len(_PALETTE)] for i, v in enumerate(variants)}
+    """A colour for each variant, all different: the palette's ten, or for more variants as
+    many hues spread over a perceptually ordered colour map."""
+    if len(variants) <= len(_PALETTE):
+        return dict(zip(variants, _PALETTE, strict=False))
+    cmap = matplotlib.colormaps["turbo"]
+    n = len(variants)
+    return {v: to_hex(cmap(0.05 + 0.9 * i / (n - 1))) for i, v in enumerate(variants)}
 
 
 def to_png(fig: Figure) -> bytes:
@@ -120,7 +126,9 @@ def difference_cdf(differences: Sequence[tuple[str, np.ndarray]], metric: str, u
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     drawn = 0
-    for i, (label, given) in enumerate(listed(differences, "differences", "(label, values)")):
+    pairs = listed(differences, "differences", "(label, values)")
+    palette = list(colours([str(i) for i in range(len(pairs))]).values())
+    for i, (label, given) in enumerate(pairs):
         values = np.asarray(given, dtype=float)
         ordered = np.sort(values[np.isfinite(values)])
         if ordered.size == 0:
@@ -128,7 +136,7 @@ def difference_cdf(differences: Sequence[tuple[str, np.ndarray]], metric: str, u
         drawn += 1
         x = np.concatenate([ordered[:1], ordered])
         y = np.arange(0, ordered.size + 1) / ordered.size
-        ax.step(x, y, where="post", color=_PALETTE[i % len(_PALETTE)], label=label, linewidth=1.6)
+        ax.step(x, y, where="post", color=palette[i], label=label, linewidth=1.6)
     if not drawn:
         raise ValueError("differences: no pair has a finite difference to draw")
     ax.axvline(0.0, color="black", linewidth=0.8)

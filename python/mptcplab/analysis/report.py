@@ -401,8 +401,15 @@ def _critical_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str:
     ]
     worst = ranked.head(WORST_POINTS)[[c for c in dict.fromkeys(columns) if c in ranked]]
     direction = "lowest" if info.higher_is_better else "highest"
+    # Each row is a point of one variant: a point can appear once for each.
+    several = "variant" in worst and medians["variant"].nunique() > 1
+    rows = (
+        ("pair of design point and variant", "pairs of design point and variant")
+        if several
+        else ("design point", "design points")
+    )
     parts = [
-        f'<p class="lead">The {len(worst)} design points with the {direction} median '
+        f'<p class="lead">The {len(worst)} {rows[len(worst) != 1]} with the {direction} median '
         f"<code>{_esc(metric)}</code>, with their factor values.</p>",
         _table(worst),
     ]

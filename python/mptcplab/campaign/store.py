@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -203,6 +204,12 @@ class Store:
     def __init__(self, path: str | Path, *, create: bool = False) -> None:
         self.path = Path(path)
         new = self._make_file() if create else self._check_file()
+        # A store this process cannot write (an archive in a read-only folder) is read as an
+        # immutable file: SQLite cannot make the -shm file a WAL store is otherwise read with.
+        # Nothing of ours writes it meanwhile; a writer with other rights could.
+        self._immutable = not create and not (
+            os.access(self.path.parent, os.W_OK) and os.access(self.path, os.W_OK)
+        )
         try:
             # Checked through a read-only connection: neither a reading command nor `run -o`
             # writes into a file before it is known to be a campaign store.
@@ -218,7 +225,12 @@ class Store:
         # leaves the -wal and -shm files behind, which the last read-write connection removes.
         # Reading writes nothing through it.
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            if self._immutable:
+                self._db = sqlite3.connect(
+                    self._uri(), uri=True, timeout=30.0, isolation_level=None
+                )
+            else:
+                self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             if create:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
@@ -234,7 +246,8 @@ class Store:
             raise UserError(f"cannot {action} the store ({exc})", file=str(self.path)) from None
 
     def _uri(self) -> str:
-        return f"{self.path.absolute().as_uri()}?mode=ro"
+        immutable = "&immutable=1" if self._immutable else ""
+        return f"{self.path.absolute().as_uri()}?mode=ro{immutable}"
 
     def _refuse(self, reason: str, create: bool) -> NoReturn:
         with suppress(AttributeError):

@@ -342,3 +342,17 @@ def test_a_send_buffer_below_the_kernels_minimum_is_refused() -> None:
     assert err.field == "flows[0].sndbuf_bytes"
     assert "at least 4608 bytes in the kernel" in str(err) and "got 4607" in str(err)
     assert "mptcplab sim" in str(err)
+
+
+def test_a_trace_interval_shorter_than_the_emulator_samples_is_refused() -> None:
+    # At 0.001 ms linkem fell behind, was stopped before its final status and the run ended
+    # in a bare RuntimeError; the traffic programs sampled at 1 ms whatever was asked.
+    def traced(interval: float) -> Scenario:
+        sc = scenario(cc="cubic", scheduler="linger")
+        return sc.model_copy(update={"trace_interval_ms": interval})
+
+    assert kernel.check(traced(1.0), KERNEL)
+    err = refusal(traced(0.5))
+    assert err.field == "trace_interval_ms"
+    assert "at most every 1 ms" in str(err) and "got 0.5 ms" in str(err)
+    assert "mptcplab sim" in str(err)

@@ -44,6 +44,11 @@ KERNEL_CC = {
 COUPLED = ("lia", "olia", "balia")
 SIMULATOR_HINT = "or run this scenario on the simulator (mptcplab sim)"
 
+#: The shortest trace interval the emulator samples at: the traffic programs read TCP_INFO
+#: once per flow and interval, and linkem its queues, in real time (at 0.001 ms linkem fell
+#: behind and was stopped before it wrote its final status).
+MIN_EMULATED_TRACE_INTERVAL_MS = 1.0
+
 #: SOCK_MIN_SNDBUF (include/net/sock.h): twice TCP_SKB_MIN_TRUESIZE, 2048 bytes and an
 #: aligned sk_buff; the kernel raises a smaller send buffer to it.
 KERNEL_MIN_SNDBUF_BYTES = 2 * (2048 + 256)
@@ -239,6 +244,13 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
             f"the emulator's address plan), got {len(scenario.flows)}; a `count` runs several "
             "identical flows in one entry",
             field="flows",
+        )
+    if scenario.trace_interval_ms < MIN_EMULATED_TRACE_INTERVAL_MS:
+        raise UserError(
+            "the emulator samples its links and the kernel's sockets in real time, at most "
+            f"every {MIN_EMULATED_TRACE_INTERVAL_MS:g} ms: expected at least that, got "
+            f"{scenario.trace_interval_ms:g} ms; " + SIMULATOR_HINT,
+            field="trace_interval_ms",
         )
     flows = 0
     for i, flow in enumerate(scenario.flows):

@@ -8,6 +8,7 @@ import signal
 from typing import Any
 
 from mptcplab.backends.emu.addressing import Plan
+from mptcplab.backends.emu.netns import EmulatorError
 from mptcplab.backends.emu.programs import Program, read_json, require_binary, wait_for_file
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
@@ -67,7 +68,9 @@ class Linkem:
         self.program.stop(timeout_s)
         data = read_json(self.status_path)
         if not data.get("final_snapshot"):
-            raise RuntimeError(
-                f"linkem stopped without its final status: {self.program.stderr_tail()}"
+            said = self.program.stderr_tail().strip()
+            raise EmulatorError(
+                "linkem stopped without its final status"
+                + (f": {said}" if said else f" and said nothing (within {timeout_s:g} s)")
             )
         return data

@@ -404,3 +404,21 @@ def test_a_connection_on_another_algorithm_is_named_and_one_never_connected_is_n
         ]
         is None
     )
+
+
+def test_a_direction_that_released_nothing_shows_no_lateness_not_zero() -> None:
+    import io
+
+    from rich.console import Console
+
+    from mptcplab.commands.emu import fidelity_table
+
+    data = run_data()
+    for link in data.linkem_final["links"]:
+        link["reverse"]["lateness"] = {"count": 0, "p50_us": 0.0, "p99_us": 0.0, "max_us": 0.0}
+    report = build(data, run_id="0123abcd", version="0.1.0")
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(fidelity_table(report))
+    rows = [line for line in out.getvalue().splitlines() if "wifi" in line or "3g" in line]
+    assert len(rows) == 2 and all("none measured" in row for row in rows), out.getvalue()
+    assert all("10 / 50 / 99" in row for row in rows), out.getvalue()

@@ -4,6 +4,7 @@ missing? Each check says what it found and, when it fails, how to fix it."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -75,15 +76,26 @@ def run_checks() -> list[Check]:
         _tun(),
         _namespaces(info.root),
     ]
-    enabled = {True: "net.mptcp.enabled = 1", False: "net.mptcp.enabled = 0", None: "absent"}
+    enabled = {
+        True: "net.mptcp.enabled = 1",
+        False: "net.mptcp.enabled = 0 here (each run's namespaces enable it)",
+        None: "absent",
+    }
     checks.append(
         Check(
             "MPTCP",
-            bool(info.mptcp_enabled),
+            info.mptcp_enabled is not None,
             f"kernel {info.release}, {enabled[info.mptcp_enabled]}",
-            "sysctl -w net.mptcp.enabled=1"
-            if info.mptcp_enabled is False
-            else "a kernel ≥ 5.6 built with CONFIG_MPTCP",
+            "a kernel ≥ 5.6 built with CONFIG_MPTCP",
+        )
+    )
+    sysctl = shutil.which("sysctl")
+    checks.append(
+        Check(
+            "sysctl",
+            sysctl is not None,
+            sysctl or "not found",
+            "install procps (apt-get install procps)",
         )
     )
     ok, out = _run("ip", "mptcp", "limits", "show")

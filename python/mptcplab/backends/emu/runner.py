@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import platform
+import shutil
 import signal
 import threading
 import time
@@ -43,10 +44,12 @@ def preflight(info: kernel.KernelInfo) -> None:
         missing.append("/dev/net/tun")
     if not info.netns:
         missing.append("network namespaces (iproute2 `ip`)")
-    if info.mptcp_enabled is False:
-        missing.append("MPTCP (sysctl net.mptcp.enabled=1)")
+    # net.mptcp.enabled is per namespace, and each run's namespaces set it: off here, in the
+    # caller's own namespace, it is no obstacle.
     if info.mptcp_enabled is None:
         missing.append("a kernel with MPTCP")
+    if shutil.which("sysctl") is None:
+        missing.append("sysctl (procps)")
     if missing:
         raise EmulatorError(
             "the emulator cannot run here: it needs "

@@ -36,7 +36,10 @@ def _kill(pid: int) -> bool:
 
 
 def clean_all(*, force: bool = False) -> list[str]:
-    """Returns one line per thing removed."""
+    """Returns one line per thing removed. Needs root: without it a live run's lock cannot be
+    opened, so the run would be taken for dead, and nothing of a run can be removed."""
+    if os.geteuid() != 0:
+        raise netns.EmulatorError("cleaning the emulator's leftovers needs root")
     lines: list[str] = []
     alive = set() if force else rundir.live_run_ids()
     for pid, run_id in sorted(rundir.our_processes().items()):

@@ -54,3 +54,20 @@ def test_a_store_run_with_set_names_the_options(ran_campaign, cli, tmp_path: Pat
     err = _export(cli, path, tmp_path)
     assert "with --set design.points=2;" in err
     assert "different version" not in err
+
+
+def test_status_of_a_store_run_with_set_says_whose_plan_it_counts(
+    ran_campaign, cli, tmp_path: Path
+) -> None:
+    # status counts the runs of the file's plan: for a store filled only under --set it said
+    # "0 done", and nothing more.
+    path, store = ran_campaign(SMALL, "small")
+    store.unlink()
+    code, _, err = cli("run", str(path), "-q", "--set", "design.points=2")
+    assert code == 0, err
+    code, _, err = cli("status", str(path))
+    assert code == 0, err
+    assert "with --set design.points=2;" in err
+    assert f"the store's own: mptcplab status {store.relative_to(tmp_path)}" in err
+    code, _, err = cli("status", str(path), "--set", "design.points=2")
+    assert code == 0 and "warning" not in err

@@ -17,7 +17,12 @@ from mptcplab.commands.console import command_console, print_table, stage_bar
 from mptcplab.commands.interruption import report_interrupted
 from mptcplab.commands.path_value import path_value
 from mptcplab.commands.published_table import print_published
-from mptcplab.commands.store_target import StoreOrCampaign, relative_note, resolve_store
+from mptcplab.commands.store_target import (
+    StoreOrCampaign,
+    relative_note,
+    resolve_store,
+    warn_other_plan,
+)
 from mptcplab.errors import UserError
 from mptcplab.outputs import check_writable
 
@@ -133,6 +138,9 @@ def status_command(
             return
         with Store(store_path) as store:
             store.check_campaign(campaign.name, target)
+            last = store.campaign_text()
+            if last is not None and last[1] != campaign.stored_text:
+                warn_other_plan(target, last[1], store=store_path)
             _print_status(console, campaign.name, store_path, store.counts(keys), store)
         return
     with Store(target) as store:

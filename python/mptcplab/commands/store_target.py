@@ -47,13 +47,15 @@ def resolve_store(target: Path) -> Path:
         opened.check_campaign(campaign.name, target)
         last = opened.campaign_text()
     if last is not None and last[1] != campaign.stored_text:
-        _warn_other_plan(target, last[1])
+        warn_other_plan(target, last[1])
     return store
 
 
-def _warn_other_plan(target: Path, last_text: str) -> None:
+def warn_other_plan(target: Path, last_text: str, *, store: Path | None = None) -> None:
     """The store's plan, which the report, comparisons and exports follow, is the one its last
-    run made; say so when that run's campaign is not the file as it reads now."""
+    run made; say so when that run's campaign is not the file as it reads now. With ``store``,
+    for ``status``, which counts the runs of the file's plan instead, say that and where the
+    store's own count is."""
     from mptcplab.campaign import load
     from mptcplab.campaign.overrides import stored
 
@@ -72,9 +74,18 @@ def _warn_other_plan(target: Path, last_text: str) -> None:
         how = "from a different version of the campaign file (or of its scenario file)"
         if changes:
             how += f", with {options}"
+    if store is None:
+        follows = (
+            "this follows the store as that run left it (to plan it from the file as it is: "
+            f"mptcplab run {target})"
+        )
+    else:
+        follows = (
+            "these counts are of the plan the file makes as it reads now (the store's own: "
+            f"mptcplab status {store})"
+        )
     typer.secho(
-        f"warning: {target}: the store's runs were last planned {how}; this follows the "
-        f"store as that run left it (to plan it from the file as it is: mptcplab run {target})",
+        f"warning: {target}: the store's runs were last planned {how}; {follows}",
         fg=typer.colors.YELLOW,
         err=True,
     )

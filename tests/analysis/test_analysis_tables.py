@@ -39,6 +39,15 @@ def test_to_pandas_has_one_row_per_main_run(analysis_store) -> None:
     assert (with_references["role"] == "reference").sum() > 0
 
 
+def test_a_reference_run_the_variants_share_is_one_row(analysis_store) -> None:
+    # lia and olia share their single-path TCP references; each was written once per variant,
+    # labelled with that variant's congestion control.
+    refs = to_pandas(analysis_store, references=True).query("role == 'reference'")
+    keys = _sql(analysis_store, "SELECT DISTINCT run_key FROM tasks WHERE role = 'reference'")
+    assert len(refs) == len(keys) and refs["run_key"].is_unique
+    assert refs["cc"].isna().all() and set(refs["variant"]) == {"all"}
+
+
 def test_point_medians_are_medians_of_the_replications(analysis_store) -> None:
     rows = _sql(
         analysis_store,

@@ -59,7 +59,10 @@ def to_pandas(store: Store | str | Path, *, references: bool = False) -> pd.Data
 
     ``variant`` is a label of the run's qualitative levels ("cc=lia, buffer=auto"); each
     qualitative factor also has its own column. Reference runs (single-path TCP) are left out
-    unless ``references`` is true; their goodputs already enter the main runs' metrics.
+    unless ``references`` is true; their goodputs already enter the main runs' metrics. A
+    reference run that several variants share (a TCP path is the same whatever MPTCP's
+    congestion control) is one row, with the levels its variants have in common; the others
+    are empty.
     """
     db, owned = _open(store)
     try:
@@ -74,18 +77,26 @@ def to_pandas(store: Store | str | Path, *, references: bool = False) -> pd.Data
         for r in rows
         if r["role"] == "reference" and r["status"] == "done" and r["metrics"]
     }
+    shared_levels: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r["role"] == "reference":
+            common = shared_levels.setdefault(r["run_key"], dict(r["variant"]))
+            for name, level in r["variant"].items():
+                if common.get(name) != level:
+                    common[name] = None
     records: list[dict[str, Any]] = []
     seen_keys: set[tuple[str, str]] = set()
     for r in rows:
         if r["role"] == "reference" and not references:
             continue
-        label = _variant_label(r["variant"])
+        levels = shared_levels[r["run_key"]] if r["role"] == "reference" else r["variant"]
+        label = _variant_label({k: v for k, v in levels.items() if v is not None})
         if (r["run_key"], label) in seen_keys:
             continue
         seen_keys.add((r["run_key"], label))
         record: dict[str, Any] = {c: r.get(c) for c in RUN_COLUMNS if c != "variant"}
         record["variant"] = label
-        record.update(r["variant"])
+        record.update(levels)
         record.update(r["factors"])
         metrics = dict(r["metrics"] or {})
         path_goodputs = _reference_goodputs(

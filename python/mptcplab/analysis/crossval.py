@@ -11,7 +11,6 @@ such points are flagged and left out of the summary figures.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -24,16 +23,6 @@ from mptcplab.campaign.store import Store
 #: Relative difference beyond which a point counts as a disagreement between two backends.
 DISAGREEMENT = 0.25
 FLAGGED = "emulation bottleneck"
-
-
-def _bottlenecked(store: Store, run_keys: Sequence[str]) -> set[str]:
-    out = set()
-    for key in run_keys:
-        report = store.report(key) or {}
-        fidelity = report.get("fidelity") or {}
-        if fidelity.get("emulation_bottleneck"):
-            out.add(key)
-    return out
 
 
 def backend_table(
@@ -63,7 +52,7 @@ def backend_table(
     for b in backends[1:]:
         wide[f"{b}/{backends[0]}"] = wide[f"{metric} {b}"] / wide[base]
     done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
-    flagged = _bottlenecked(store, list(done["run_key"]))
+    flagged = store.emulation_bottlenecked(done["run_key"])
     marks = done.assign(_flag=done["run_key"].isin(flagged)).groupby(keys, dropna=False)["_flag"]
     wide[FLAGGED] = marks.any().reindex(wide.index).fillna(False).astype(bool)
     out = wide.reset_index()

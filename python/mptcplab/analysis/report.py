@@ -226,7 +226,7 @@ def _facets(runs: pd.DataFrame, variants: Iterable[str]) -> dict[str, tuple[str,
     return out
 
 
-def _status_badges(counts: dict[str, int], references: int) -> str:
+def _status_badges(counts: dict[str, int], references: int, flagged: int = 0) -> str:
     parts = [
         f"<span>{counts['planned']} runs planned</span>",
         f'<span class="ok">{counts["done"]} done</span>',
@@ -235,6 +235,12 @@ def _status_badges(counts: dict[str, int], references: int) -> str:
     ]
     if references:
         parts.append(f"<span>{references} of them single-path TCP references</span>")
+    if flagged:
+        # Counted and plotted with the rest; the cross-validation section leaves them out.
+        parts.append(
+            f'<span class="wait">{flagged} of the runs done flagged: the emulator, not the '
+            "network, was their bottleneck</span>"
+        )
     return f'<div class="badges">{"".join(parts)}</div>'
 
 
@@ -554,7 +560,8 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
             f"<h1>{_esc(campaign.name)}</h1>"
             + (f'<p class="lead">{_esc(campaign.description)}</p>' if campaign.description else "")
             + f'<p class="note">store <code>{_esc(store_path)}</code> · campaign file '
-            f"<code>{_esc(campaign.path)}</code></p>" + _status_badges(store.counts(), references)
+            f"<code>{_esc(campaign.path)}</code></p>"
+            + _status_badges(store.counts(), references, len(store.emulation_bottlenecked()))
         )
         # (id, title, builder): a builder returns the section's HTML, or None when the campaign
         # has nothing for it.

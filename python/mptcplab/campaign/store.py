@@ -593,6 +593,25 @@ class Store:
             return None
         return self._decoded(row[0], "report", f"run {run_key}", dict, compressed=True)
 
+    def emulation_bottlenecked(self, keys: Iterable[str] | None = None) -> set[str]:
+        """The finished emulator runs among ``keys`` (by default the stored plan's) whose
+        fidelity check found the emulator, not the network, to be the bottleneck: they do not
+        measure the kernel."""
+        if keys is None:
+            keys = {r[0] for r in self._db.execute("SELECT DISTINCT run_key FROM tasks")}
+        wanted = set(keys)
+        rows = self._db.execute(
+            "SELECT run_key FROM runs WHERE status = 'done' AND backend = 'emu'"
+        ).fetchall()
+        flagged = set()
+        for (key,) in rows:
+            if key not in wanted:
+                continue
+            fidelity = (self.report(key) or {}).get("fidelity") or {}
+            if fidelity.get("emulation_bottleneck"):
+                flagged.add(str(key))
+        return flagged
+
     def scenario(self, run_key: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT scenario FROM runs WHERE run_key = ?", (run_key,)).fetchone()
         if row is None or row[0] is None:

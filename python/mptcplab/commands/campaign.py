@@ -4,6 +4,7 @@ runs as a table."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -141,16 +142,17 @@ def status_command(
             last = store.campaign_text()
             if last is not None and last[1] != campaign.stored_text:
                 warn_other_plan(target, last[1], store=store_path)
-            _print_status(console, campaign.name, store_path, store.counts(keys), store)
+            _print_status(console, campaign.name, store_path, store, keys)
         return
     with Store(target) as store:
-        counts = store.counts()
-        _print_status(console, store.meta("campaign") or "?", target, counts, store)
+        _print_status(console, store.meta("campaign") or "?", target, store, None)
 
 
 def _print_status(
-    console: Console, name: str, path: Path, counts: dict[str, int], store: Store
+    console: Console, name: str, path: Path, store: Store, keys: Iterable[str] | None
 ) -> None:
+    """``keys``: the runs of the plan to count, by default the store's."""
+    counts = store.counts(keys)
     planned = counts["planned"]
     share = 100.0 * counts["done"] / planned if planned else 0.0
     console.print(f"[bold]{name}[/] — {path}")
@@ -158,6 +160,13 @@ def _print_status(
         f"  {planned} runs planned: [green]{counts['done']} done[/] ({share:.0f} %), "
         f"[red]{counts['failed']} failed[/], [yellow]{counts['pending']} pending[/]"
     )
+    flagged = store.emulation_bottlenecked(keys)
+    if flagged:
+        console.print(
+            f"  [yellow]{len(flagged)} of the runs done were flagged[/]: the emulator, not the "
+            "network, was their bottleneck (its fidelity check), so they do not measure the "
+            "kernel; a cross-validation leaves them out"
+        )
     history = store.provenance()
     if history:
         last = history[-1]

@@ -422,3 +422,21 @@ def test_a_direction_that_released_nothing_shows_no_lateness_not_zero() -> None:
     rows = [line for line in out.getvalue().splitlines() if "wifi" in line or "3g" in line]
     assert len(rows) == 2 and all("none measured" in row for row in rows), out.getvalue()
     assert all("10 / 50 / 99" in row for row in rows), out.getvalue()
+
+
+def test_a_counter_first_sampled_after_the_warm_up_is_interpolated_from_the_subflows_start() -> (
+    None
+):
+    # Samples every 2 s: a subflow that began at 0.2 s is first sampled just after the warm-up
+    # (1 s), with 900 kB acknowledged. Taken for 0 at 1 s, its 4 s window gained those 900 kB.
+    from mptcplab.backends.emu.report import _counter_at
+
+    start, warm = T0 + S // 5, T0 + S
+    series = [(warm + 1000, {"bytes_acked": 900_000}), (T0 + 3 * S, {"bytes_acked": 2_900_000})]
+    at_warm = _counter_at(series, warm, "bytes_acked", start)
+    assert at_warm == pytest.approx(900_000 * 0.8e9 / (0.8e9 + 1000))
+    assert _counter_at(series, T0 + 2 * S, "bytes_acked", start) == pytest.approx(
+        1_900_000, rel=1e-6
+    )
+    assert _counter_at(series, start, "bytes_acked", start) == 0.0
+    assert _counter_at(series, T0 + 9 * S, "bytes_acked", start) == 2_900_000

@@ -30,6 +30,10 @@ pub struct ClientConfig {
     pub flows: Vec<FlowStart>,
     pub app: AppSpec,
     pub duration_s: f64,
+    /// The end of the warm-up: besides every interval, a sample is taken then and at the end,
+    /// so that what the flows did in between is read, not interpolated.
+    #[serde(default)]
+    pub warmup_s: f64,
     pub sample_interval_ms: f64,
     pub out: PathBuf,
 }
@@ -134,6 +138,8 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
     let end_at = t0 + (cfg.duration_s * 1e9) as u64;
     let interval = ((cfg.sample_interval_ms * 1e6) as u64).max(1_000_000);
     let mut next_sample = t0;
+    let warmup_at = t0 + (cfg.warmup_s * 1e9) as u64;
+    let mut warmup_sampled = warmup_at == t0;
     let mut flows: Vec<Flow> = cfg
         .flows
         .iter()
@@ -181,9 +187,13 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
                 stop_writing(f, &epoll);
             }
         }
-        if now >= next_sample {
+        let at_mark = now >= end_at || (!warmup_sampled && now >= warmup_at);
+        if now >= next_sample || at_mark {
             samples.push(sample(now, &flows, cfg.transport));
-            next_sample += interval * ((now - next_sample) / interval + 1);
+            if now >= next_sample {
+                next_sample += interval * ((now - next_sample) / interval + 1);
+            }
+            warmup_sampled |= now >= warmup_at;
         }
         if now >= end_at {
             break;
@@ -201,7 +211,8 @@ pub fn run(cfg: &ClientConfig) -> io::Result<()> {
             .map(|f| f.stop_ns)
             .min()
             .unwrap_or(u64::MAX);
-        timer.arm_at(next_sample.min(end_at).min(next_start).min(next_stop))?;
+        let next_mark = if warmup_sampled { end_at } else { warmup_at };
+        timer.arm_at(next_sample.min(next_mark).min(next_start).min(next_stop))?;
         ready.clear();
         epoll.wait(&mut ready, -1)?;
         // The server stops reading at the same instant and resets its sockets: a write after

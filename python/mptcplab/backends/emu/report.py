@@ -145,19 +145,26 @@ def _until_disconnected(
     return series
 
 
-def _counter_at(series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str) -> float:
-    """A cumulative counter at ``t_ns``, interpolated linearly between the samples around it:
-    0 before the first sample, the last value after the last one. The sampler runs on its own
-    timer, so the sample of an instant such as the end of the run comes a little after it;
-    taking the sample before instead would drop a whole sampling interval from the window."""
-    before_t, before_v = None, 0.0
+def _counter_at(
+    series: list[tuple[int, dict[str, Any]]], t_ns: int, key: str, origin_ns: int
+) -> float:
+    """A cumulative counter at ``t_ns``, interpolated linearly between the samples around it,
+    from 0 at ``origin_ns`` (when the subflow began) to the first sample, the last value after
+    the last one. The sampler runs on its own timer, so the sample of an instant such as the
+    end of the warm-up comes a little after it; taking the sample before instead would drop a
+    whole sampling interval from the window, and taking the counter for 0 before the first
+    sample, as was done, took a subflow first sampled just after the warm-up for one that had
+    sent nothing by then (at 2-second samples, 9.0 Mbit/s on an 8 Mbit/s link)."""
+    before_t, before_v = origin_ns, 0.0
+    if t_ns <= origin_ns:
+        return 0.0
     for t, s in series:
         value = float(s[key])
         if t == t_ns:
             return value
         if t > t_ns:
-            if before_t is None:
-                return 0.0
+            if t <= before_t:  # sampled before the origin: nothing to interpolate from
+                return value
             return before_v + (value - before_v) * (t_ns - before_t) / (t - before_t)
         before_t, before_v = t, value
     return before_v
@@ -188,7 +195,9 @@ def _subflow_report(
     end = data.t0_ns + int(sc.duration_s * 1e9)
     measured = sc.duration_s - sc.warmup_s
     last = series[-1][1] if series else {}
-    acked = _counter_at(series, end, "bytes_acked") - _counter_at(series, warm, "bytes_acked")
+    acked = _counter_at(series, end, "bytes_acked", start_ns) - _counter_at(
+        series, warm, "bytes_acked", start_ns
+    )
     cwnds = [(t, s["snd_cwnd"] * s["snd_mss"]) for t, s in series]
     max_cwnd = max((c for _, c in cwnds), default=0)
     reached = next((t for t, c in cwnds if c == max_cwnd), start_ns) if cwnds else start_ns
@@ -267,7 +276,8 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
             # Within the measured window, as the simulator counts it (from the warm-up on).
             rwnd_limited_us = max(
                 (
-                    _counter_at(s, end, "rwnd_limited_us") - _counter_at(s, warm, "rwnd_limited_us")
+                    _counter_at(s, end, "rwnd_limited_us", start_ns)
+                    - _counter_at(s, warm, "rwnd_limited_us", start_ns)
                     for s in series.values()
                 ),
                 default=0.0,

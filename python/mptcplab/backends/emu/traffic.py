@@ -49,6 +49,7 @@ def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
         ],
         "app": flow.app.model_dump(mode="json"),
         "duration_s": scenario.duration_s,
+        "warmup_s": scenario.warmup_s,
         "sample_interval_ms": scenario.trace_interval_ms,
         "out": str(rundir.path / f"client-{group.index}.json"),
     }

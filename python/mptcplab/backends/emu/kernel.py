@@ -393,7 +393,7 @@ def check(scenario: Scenario, info: KernelInfo) -> list[str]:
                 i,
                 "sndbuf_bytes",
                 f"at least {KERNEL_MIN_SNDBUF_BYTES} bytes in the kernel (SOCK_MIN_SNDBUF), "
-                f"got {flow.sndbuf_bytes}: " + SIMULATOR_HINT,
+                f"got {flow.sndbuf_bytes}; " + SIMULATOR_HINT,
             )
     _coupled_options(scenario)  # refuses conflicting options early
     return notes

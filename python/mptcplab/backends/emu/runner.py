@@ -181,6 +181,13 @@ class Run:
         self.rundir.remove()
 
 
+def _refuse_mismatches(what: str, flows: list[str], why: str = "") -> None:
+    """Fail the run when the kernel set some flows up otherwise than asked, naming three."""
+    if flows:
+        more = f" (and {len(flows) - 3} more flows)" if len(flows) > 3 else ""
+        raise EmulatorError(f"{what}: " + "; ".join(flows[:3]) + more + why)
+
+
 def run_scenario(
     scenario: Scenario, *, version: str, progress: Progress | None = None
 ) -> dict[str, Any]:
@@ -205,22 +212,16 @@ def run_scenario(
             run.build()
             setup_s = time.monotonic() - started
             t0, servers, clients, at_warmup, at_end = run.traffic()
-            wrong = report_mod.congestion_mismatches(run.plan.groups, clients)
-            if wrong:
-                raise EmulatorError(
-                    "the kernel ran another congestion control than the scenario's: "
-                    + "; ".join(wrong[:3])
-                    + (f" (and {len(wrong) - 3} more flows)" if len(wrong) > 3 else "")
-                    + " (an MPTCP socket takes any name and its subflows fall back to the"
-                    + " default when that name is not registered)"
-                )
-            small = report_mod.sndbuf_mismatches(run.plan.groups, clients)
-            if small:
-                raise EmulatorError(
-                    "the kernel gave a send buffer of another size than the scenario's: "
-                    + "; ".join(small[:3])
-                    + (f" (and {len(small) - 3} more flows)" if len(small) > 3 else "")
-                )
+            _refuse_mismatches(
+                "the kernel ran another congestion control than the scenario's",
+                report_mod.congestion_mismatches(run.plan.groups, clients),
+                " (an MPTCP socket takes any name and its subflows fall back to the default"
+                " when that name is not registered)",
+            )
+            _refuse_mismatches(
+                "the kernel gave a send buffer of another size than the scenario's",
+                report_mod.sndbuf_mismatches(run.plan.groups, clients),
+            )
             assert run.linkem is not None
             drops = run.tun_drops()
             final = run.linkem.stop()

@@ -58,8 +58,13 @@ def require_binary(name: str) -> Path:
 class Program:
     """One native process of a run."""
 
-    def __init__(self, rundir: RunDir, name: str, argv: list[str]) -> None:
+    def __init__(
+        self, rundir: RunDir, name: str, argv: list[str], label: str | None = None
+    ) -> None:
+        """``name`` names its files in the run directory; ``label``, what messages call it
+        (by default the name)."""
         self.name = name
+        self.label = label or name
         self.stderr_path = rundir.path / f"{name}.err"
         with open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(
@@ -81,7 +86,19 @@ class Program:
 
     def _failed(self, what: str) -> EmulatorError:
         tail = self.stderr_tail()
-        return EmulatorError(f"{self.name} {what}" + (f": {tail}" if tail else ""))
+        return EmulatorError(f"{self.label} {what}" + (f": {tail}" if tail else ""))
+
+    def failure(self, status: int) -> EmulatorError:
+        """The error of an exit with ``status`` (``Popen.returncode``: minus the signal that
+        ended it, such as `mptcplab clean --force`'s SIGTERM)."""
+        if status < 0:
+            try:
+                how = f"was killed by {signal.Signals(-status).name}"
+            except ValueError:
+                how = f"was killed by signal {-status}"
+        else:
+            how = f"exited with status {status}"
+        return self._failed(how)
 
     def wait_ready(self, timeout_s: float) -> dict[str, Any]:
         assert self.proc.stdout is not None
@@ -95,7 +112,7 @@ class Program:
             sel.close()
         if not line:
             self.proc.wait(timeout=5)
-            raise self._failed(f"exited with status {self.proc.returncode}")
+            raise self.failure(self.proc.returncode)
         try:
             msg = json.loads(line)
         except json.JSONDecodeError:

@@ -154,8 +154,9 @@ class Run:
         at_end = self.linkem.snapshot()
         self.report_stage("collecting", sc.duration_s)
         for p in servers + clients:
-            if p.wait(FINISH_GRACE_S) != 0:
-                raise EmulatorError(f"{p.name} failed: {p.stderr_tail()}")
+            status = p.wait(FINISH_GRACE_S)
+            if status != 0:
+                raise p.failure(status)
         server_out = [
             read_json(self.rundir.path / f"server-{g.index}.json") for g in self.plan.groups
         ]

@@ -55,22 +55,18 @@ def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
     }
 
 
-def _start(rundir: RunDir, name: str, role: str, cfg: dict[str, Any]) -> Program:
+def _start(rundir: RunDir, group: Group, role: str, cfg: dict[str, Any]) -> Program:
+    name = f"{role}-{group.index}-cfg"
     path = rundir.path / f"{name}.json"
     path.write_text(json.dumps(cfg))
     binary = str(require_binary("mptcp-traffic"))
-    return Program(rundir, name, [binary, role, "--config", str(path)])
+    label = f"the traffic {role} of flow {group.flow.id}"
+    return Program(rundir, name, [binary, role, "--config", str(path)], label)
 
 
 def start_servers(scenario: Scenario, groups: tuple[Group, ...], rundir: RunDir) -> list[Program]:
-    return [
-        _start(rundir, f"server-{g.index}-cfg", "server", server_config(scenario, g, rundir))
-        for g in groups
-    ]
+    return [_start(rundir, g, "server", server_config(scenario, g, rundir)) for g in groups]
 
 
 def start_clients(scenario: Scenario, groups: tuple[Group, ...], rundir: RunDir) -> list[Program]:
-    return [
-        _start(rundir, f"client-{g.index}-cfg", "client", client_config(scenario, g, rundir))
-        for g in groups
-    ]
+    return [_start(rundir, g, "client", client_config(scenario, g, rundir)) for g in groups]

@@ -225,12 +225,12 @@ class Store:
         # leaves the -wal and -shm files behind, which the last read-write connection removes.
         # Reading writes nothing through it.
         try:
-            if self._immutable:
-                self._db = sqlite3.connect(
-                    self._uri(), uri=True, timeout=30.0, isolation_level=None
-                )
-            else:
-                self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._db = sqlite3.connect(
+                self._uri() if self._immutable else self.path,
+                uri=self._immutable,
+                timeout=30.0,
+                isolation_level=None,
+            )
             if create:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")

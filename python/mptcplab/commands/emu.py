@@ -101,9 +101,8 @@ def emu_command(
     traces = parse_trace(trace)
     scenario = with_fields(file, changes)
     if output is not None:
-        check_writable(
-            output, "the report", reads=(file,)
-        )  # before the run, not after its real time
+        # Before the run, not after its real time.
+        check_writable(output, "the report", reads=(file,))
     try:
         with run_progress(command_console(stderr=True)) as bar:
             task = bar.add_task("setting up", total=None, clock="")

@@ -36,9 +36,8 @@ def report_command(
 
     store = resolve_store(target)
     out = output if output is not None else store.parent / "report.html"
-    check_writable(
-        out, "the report", reads=(store, target)
-    )  # before the report of a large store is built
+    # Before the report of a large store is built.
+    check_writable(out, "the report", reads=(store, target))
     with run_progress(command_console(stderr=True)) as bar:
         task = bar.add_task("reading the store", total=None, clock="")
 

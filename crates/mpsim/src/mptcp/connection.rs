@@ -322,9 +322,9 @@ impl Connection {
     /// a page fragment at a time and tests the buffer only between fragments (`mptcp_sendmsg`,
     /// `mptcp_send_limit`), so the writer fills to the end of the fragment that reaches the
     /// limit. A plain TCP connection's writer is Linux's TCP one ([`tcp_writer`]); for it,
-    /// returns whether the writer is writing. Inlined into both push loops.
+    /// returns the send buffer while the writer is writing. Inlined into both push loops.
     #[inline(always)]
-    fn app_write(&mut self, now: SimTime) -> bool {
+    fn app_write(&mut self, now: SimTime) -> Option<u64> {
         if self.protocol == Protocol::Tcp {
             return self.tcp_app_write(now);
         }
@@ -332,12 +332,12 @@ impl Connection {
         let used = self.write_end - self.data_una;
         if self.writer_asleep {
             if limit.saturating_sub(used) < used / 2 {
-                return false;
+                return None;
             }
             self.writer_asleep = false;
         }
         if now >= self.app_stop {
-            return false;
+            return None;
         }
         if used < limit {
             let room = if self.upstream {
@@ -350,7 +350,7 @@ impl Connection {
         }
         self.writer_asleep =
             self.write_end - self.data_una >= limit && self.app.wants_to_write(self.write_end);
-        false
+        None
     }
 
     /// Whether the application would write more if the send buffer had room.
@@ -678,16 +678,17 @@ impl Connection {
     fn push_one_subflow(&mut self, ctx: &mut Ctx) {
         let writing = self.app_write(ctx.now);
         self.send_one_subflow(writing, ctx);
-        if writing {
+        if let Some(limit) = writing {
             // What the window left of the tail skb is filled again (see `tcp_writer`).
-            self.tcp_write(ctx.now, self.sndbuf_limit());
+            self.tcp_write(ctx.now, limit);
         }
     }
 
-    /// The sending half of [`Connection::push_one_subflow`]. A TCP writer that is `writing`
-    /// fills again the tail skb the sender cuts.
+    /// The sending half of [`Connection::push_one_subflow`]. A TCP writer that is writing
+    /// (`writing` holds its send buffer, which sending leaves as it is) fills again the tail
+    /// skb the sender cuts.
     #[inline(always)]
-    fn send_one_subflow(&mut self, writing: bool, ctx: &mut Ctx) {
+    fn send_one_subflow(&mut self, writing: Option<u64>, ctx: &mut Ctx) {
         let free = self.drain_then_available(0, ctx);
         if self.snd_nxt_dsn >= self.write_end || !free {
             return;
@@ -713,11 +714,11 @@ impl Connection {
             if !self.subflows[0].window_admits(pipe) {
                 return;
             }
-            if writing && self.snd_nxt_dsn > self.tail_start {
+            if let Some(limit) = writing.filter(|_| self.snd_nxt_dsn > self.tail_start) {
                 // The kernel's writer pushes its tail skb out in TSO packets as it fills it
                 // and fills the cut rest again, so while it writes, the sender never runs
                 // out of data before the window is full (see `tcp_writer`).
-                self.tcp_write(ctx.now, self.sndbuf_limit());
+                self.tcp_write(ctx.now, limit);
             }
             if self.snd_nxt_dsn >= self.write_end {
                 return;

@@ -17,7 +17,7 @@ from typing import Any
 
 from mptcplab.backends.emu.addressing import Group, Plan
 from mptcplab.backends.emu.kernel import KERNEL_CC
-from mptcplab.backends.emu.netns import window_of_receive_memory
+from mptcplab.backends.emu.netns import fixed_send_request, window_of_receive_memory
 from mptcplab.scenario.model import Scenario
 
 FORMAT_VERSION = 1
@@ -243,7 +243,7 @@ def sndbuf_mismatches(groups: Sequence[Group], clients: Sequence[dict[str, Any]]
             continue
         got = {f["index"]: f.get("sndbuf_bytes") for f in client.get("flows", [])}
         for k, flow_id in enumerate(group.flow.flow_ids()):
-            if got.get(k) is not None and got[k] != wanted + wanted % 2:
+            if got.get(k) is not None and got[k] != 2 * fixed_send_request(wanted):
                 wrong.append(f"{flow_id} asked for {wanted} bytes and got {got[k]}")
     return wrong
 

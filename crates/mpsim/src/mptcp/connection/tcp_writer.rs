@@ -32,25 +32,26 @@ impl Connection {
 
     /// The application's turn to write. A writer that stopped on a full buffer sleeps until
     /// the free memory is half the memory queued (`sk_stream_write_space`, `tcp_poll`).
-    /// Returns whether it is writing: the pushes that follow hand it back the tail they cut
-    /// ([`Connection::tcp_write`]). Inlined into the push loops, as `app_write` is.
+    /// Returns the send buffer while it is writing: the pushes that follow hand it back the
+    /// tail they cut ([`Connection::tcp_write`]). Inlined into the push loops, as `app_write`
+    /// is.
     #[inline(always)]
-    pub(super) fn tcp_app_write(&mut self, now: SimTime) -> bool {
+    pub(super) fn tcp_app_write(&mut self, now: SimTime) -> Option<u64> {
         let limit = self.sndbuf_limit();
         if self.writer_asleep {
             // The memory is at least the payload: most ACKs leave the writer asleep on the
             // payload alone, without working out the memory.
             let asleep = |queued: u64| limit.saturating_sub(queued) < queued / 2;
             if asleep(self.write_end - self.data_una) || asleep(self.tcp_wmem_queued()) {
-                return false;
+                return None;
             }
             self.writer_asleep = false;
         }
         if now >= self.app_stop {
-            return false;
+            return None;
         }
         self.tcp_write(now, limit);
-        true
+        Some(limit)
     }
 
     /// `tcp_sendmsg_locked`'s loop up to where it stops: fill the unsent tail skb to the size
@@ -65,7 +66,7 @@ impl Connection {
         let start = self.write_end;
         loop {
             // The sender cut what it sent off the tail; the rest is an skb of its own.
-            let tail = self.write_end - self.tail_start.max(self.snd_nxt_dsn).min(self.write_end);
+            let tail = self.write_end - self.tail_start.max(self.snd_nxt_dsn);
             let room = if tail > 0 && tail < goal {
                 goal - tail
             } else if self.write_end - self.data_una < limit && self.tcp_wmem_queued() < limit {
@@ -106,7 +107,7 @@ mod tests {
     #[test]
     fn a_writer_starts_skbs_while_the_memory_is_under_the_buffer() {
         let mut c = tcp(16_384);
-        assert!(c.tcp_app_write(SimTime::ZERO));
+        assert!(c.tcp_app_write(SimTime::ZERO).is_some());
         assert_eq!(c.write_end, GOAL);
         assert!(c.writer_asleep);
         let mut c = tcp(100_000);
@@ -138,10 +139,10 @@ mod tests {
         c.tcp_app_write(SimTime::ZERO);
         c.snd_nxt_dsn = GOAL;
         c.data_una = GOAL - 10 * 1448;
-        assert!(!c.tcp_app_write(SimTime::ZERO));
+        assert!(c.tcp_app_write(SimTime::ZERO).is_none());
         assert_eq!(c.write_end, GOAL);
         c.data_una = GOAL - 4 * 1448;
-        assert!(c.tcp_app_write(SimTime::ZERO));
+        assert!(c.tcp_app_write(SimTime::ZERO).is_some());
         assert_eq!(c.write_end, 2 * GOAL);
     }
 }

@@ -378,12 +378,24 @@ def _check_size(campaign: Campaign, designs: Sequence[DesignPoints], backends: i
     variants = math.prod(len(f.levels) for f in campaign.qualitative)
     runs = points * variants * backends * campaign.spec.replications
     if runs > MAX_RUNS:
+        terms = " × ".join(
+            _counted(n, noun)
+            for n, noun in (
+                (points, "point"),
+                (variants, "variant"),
+                (backends, "backend"),
+                (campaign.spec.replications, "replication"),
+            )
+        )
         raise UserError(
-            f"the campaign plans {runs} runs ({points} points × {variants} variants × {backends} "
-            f"backends × {campaign.spec.replications} replications), more than {MAX_RUNS}; "
+            f"the campaign plans {runs:,} runs ({terms}), more than {MAX_RUNS:,}; "
             "lower the replications, the points or the levels",
             **campaign.where("replications"),
         )
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _check_metrics_apply(campaign: Campaign, runs: Sequence[PlannedRun]) -> None:

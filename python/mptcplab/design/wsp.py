@@ -36,6 +36,7 @@ from ._common import (
 )
 from .metrics import Metric, distance_matrix, resolve_metric, unit_cube_diameter
 from .sobol import sobol_base2
+from .wsp_runs import WspRuns
 
 # Stop bisecting once the bracket is this small relative to the cube's diameter: n(dmin) is a step
 # function and no step is narrower than floating-point noise on the distances.
@@ -129,7 +130,7 @@ def wsp_select(
     if not np.isfinite(check_real("dmin", dmin)) or dmin < 0:
         raise ValueError(f"dmin: expected a finite distance >= 0, got {dmin!r}")
     seed_index = _check_seed_index(seed_index, cand.shape[0])
-    return _select(cand, float(dmin), seed_index, dist)
+    return WspRuns(cand, seed_index, dist).select(float(dmin))
 
 
 def _check_seed_index(seed_index: object, n_cand: int) -> int:
@@ -139,25 +140,6 @@ def _check_seed_index(seed_index: object, n_cand: int) -> int:
     if not 0 <= int(seed_index) < n_cand:
         raise ValueError(f"seed_index: {int(seed_index)} outside 0..{n_cand - 1}")
     return int(seed_index)
-
-
-def _select(cand: np.ndarray, dmin: float, seed: int, dist: Metric) -> np.ndarray:
-    # Unprocessed candidates are kept as a shrinking, sorted index array, so each step costs
-    # O(survivors * d) and argmin ties resolve to the lowest candidate index.
-    remaining = np.delete(np.arange(cand.shape[0]), seed)
-    selected = [seed]
-    current = seed
-    while remaining.size:
-        d_cur = dist(cand[current], cand[remaining])
-        keep = d_cur >= dmin
-        remaining = remaining[keep]
-        if remaining.size == 0:
-            break
-        k = int(np.argmin(d_cur[keep]))
-        current = int(remaining[k])
-        selected.append(current)
-        remaining = np.delete(remaining, k)
-    return np.asarray(selected, dtype=np.intp)
 
 
 def _drop_to_size(points: np.ndarray, n: int, dist: Metric) -> np.ndarray:
@@ -205,7 +187,10 @@ def wsp_search(
     ``n`` points by dropping one point of the closest pair at a time (``exact=True``), or the
     design whose size is closest to ``n`` is returned as is (``exact=False``).
     ``progress`` is told the WSP runs done and expected after each (:data:`SearchProgress`); a
-    search over thousands of candidates takes seconds to minutes, its runs about as long each.
+    search over thousands of candidates takes seconds to minutes.
+    The runs give what runs from scratch would, for less: each resumes after the steps it
+    shares with an earlier run (:class:`~mptcplab.design.wsp_runs.WspRuns`), and one that
+    passes the size it is tested against stops there.
     """
     cand = as_unit_points(candidates, name="candidates")
     n_cand, d = cand.shape
@@ -234,6 +219,7 @@ def wsp_search(
             evaluations=evals,
         )
 
+    runs = WspRuns(cand, seed_index, dist)
     lo = 0.0
     hi = unit_cube_diameter(dist, d) * (1.0 + 1e-9) + 1e-12
     above: tuple[float, np.ndarray] | None = None  # largest dmin seen with size >= n
@@ -242,7 +228,8 @@ def wsp_search(
     expected = _bisection_steps(hi, max_iter)
     for _ in range(max_iter):
         mid = 0.5 * (lo + hi)
-        sel = _select(cand, mid, seed_index, dist)
+        # Past n points the bisection needs no more: `above` is run to its end below.
+        sel = runs.select(mid, limit=n + 1)
         evals += 1
         if progress is not None:
             progress(evals, max(expected, evals))
@@ -256,10 +243,13 @@ def wsp_search(
             break
     if above is None:
         # Every evaluated dmin gave too few points: dmin = 0 keeps all candidates.
-        above = (0.0, _select(cand, 0.0, seed_index, dist))
+        above = (0.0, runs.select(0.0))
         evals += 1
         if above[1].size == n:
             return result(above[1], 0.0, None, evals)
+    else:
+        # The rest of a run stopped at n + 1 points, not a run of its own.
+        above = (above[0], runs.select(above[0]))
     if above[0] > 0.0:
         # n(dmin) is erratic near the bracket, so nearby dmin values often hit n exactly; a hit
         # keeps the WSP property (every dropped candidate within dmin of a kept point).
@@ -268,7 +258,8 @@ def wsp_search(
         for k in range(1, scan + 1):
             step = _SCAN_STEP / d * ((k + 1) // 2)
             trial = centre * (1.0 + step if k % 2 else 1.0 - step)
-            sel = _select(cand, trial, seed_index, dist)
+            # A run past the size of `above` cannot replace it.
+            sel = runs.select(trial, limit=above[1].size + 1)
             evals += 1
             if progress is not None:
                 progress(evals, scanned_from + scan)

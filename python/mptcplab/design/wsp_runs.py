@@ -87,10 +87,11 @@ class WspRuns:
         while remaining.size and (limit is None or len(selected) < limit):
             d_cur = self._dist(self._cand[current], self._cand[remaining])
             keep = d_cur >= dmin
-            if not keep.all():
-                dropped = max(dropped, float(d_cur.max(where=~keep, initial=-np.inf)))
+            gone = ~keep
+            if gone.any():
+                dropped = max(dropped, float(d_cur[gone].max()))
+                left_at[remaining[gone]] = step
             d_kept = d_cur[keep]
-            left_at[remaining[~keep]] = step
             remaining = remaining[keep]
             if remaining.size:
                 k = int(np.argmin(d_kept))

@@ -161,3 +161,16 @@ def test_the_differences_are_those_of_each_compared_pair() -> None:
     assert differences["fixed − auto, cc=lia"] == pytest.approx(np.zeros(n))
     for (_, d), row in zip(paired_differences(frame, "m"), compared.itertuples(), strict=True):
         assert float(np.median(d)) == pytest.approx(row.median_difference)
+
+
+def test_a_median_difference_of_zero_takes_the_direction_the_sign_test_judged() -> None:
+    """Level b is equal at 12 points and higher at 8, never lower: the median difference is 0,
+    the sign test (zeros dropped) rejects with p = 2·2⁻⁸, and the direction is b higher. The
+    share of points where b is higher counts the ties half: (8 + 6) / 20."""
+    d = np.array([0.0] * 12 + [1.0] * 8)
+    frame = _medians({"auto": d}, np.linspace(1, 5, d.size))
+    row = compare_variants(frame, "m", higher_is_better=False).iloc[0]
+    assert row["median_difference"] == 0.0
+    assert row["p_value"] == pytest.approx(2 * 0.5**8)
+    assert row["b_higher_share"] == pytest.approx(14 / 20)
+    assert row["verdict"] == "olia higher (worse)"

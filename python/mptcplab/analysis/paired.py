@@ -172,7 +172,8 @@ def compare_variants(
 ) -> pd.DataFrame:
     """One row per pair of levels of each qualitative factor (the other factors' levels fixed,
     named in ``with``), comparing ``metric``'s per-point medians (:func:`point_medians`) of
-    level ``b`` against level ``a``. ``verdict`` says which is higher where the adjusted p-value
+    level ``b`` against level ``a``. ``b_higher_share`` is the share of points where b is
+    higher, ties counted half. ``verdict`` says which is higher where the adjusted p-value
     is below 1 − ``confidence``, and whether that is better when ``higher_is_better`` says.
     With ``runs`` (the table :func:`point_medians` took), a pair that shares one point only is
     compared over its replications there."""
@@ -217,7 +218,9 @@ def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
         "median_difference": float(np.median(d)),
         "ci_low": low,
         "ci_high": high,
-        "b_higher_share": float((d > 0).mean()),
+        # Ties counted half, as the rank-sum basis counts them: above 0.5 exactly where more
+        # points have b higher than lower, the direction the sign test (zeros dropped) judges.
+        "b_higher_share": float(((d > 0).sum() + 0.5 * (d == 0).sum()) / d.size),
         "p_value": _sign_test_p(d),
     }
 
@@ -266,7 +269,8 @@ def _verdict(row: Any, alpha: float, higher_is_better: bool | None) -> str:
         return "too few points" if row.basis == "points" else "too few runs"
     if not row.p_adjusted < alpha:
         return "no difference shown"
-    # The sign of the effect: the median difference, or where it is 0 the majority of points.
+    # The sign of the effect: the median difference, or where it is 0 whether more points (or
+    # pairs of runs) have b higher than lower.
     higher = row.median_difference > 0 or (row.median_difference == 0 and row.b_higher_share > 0.5)
     text = f"{row.b} {'higher' if higher else 'lower'}"
     if higher_is_better is not None:

@@ -275,6 +275,34 @@ BAD_FILES = [
         ["expected a non-empty string"],
     ),
     (
+        "factor named as the design's point numbers",
+        lambda t: t.replace("[factors.cap0]", "[factors.point_id]"),
+        "[factors.point_id]",
+        "factors.point_id",
+        ["cannot be named 'point_id'", "the design's point numbers", "rename the factor"],
+    ),
+    (
+        "factor named as a column of every run",
+        lambda t: t.replace("[factors.cc]", "[factors.status]"),
+        "[factors.status]",
+        "factors.status",
+        ["cannot be named 'status'", "a column of every run", '`param = "status"`'],
+    ),
+    (
+        "factor named as a metric",
+        lambda t: t.replace("[factors.cap1]", "[factors.goodput_mbps]"),
+        "[factors.goodput_mbps]",
+        "factors.goodput_mbps",
+        ["cannot be named 'goodput_mbps'", "which is a metric"],
+    ),
+    (
+        "log scale on a categorical factor",
+        lambda t: t.replace('levels = ["lia", "olia"]', 'levels = ["lia", "olia"]\nlog=true'),
+        "log=true",
+        "factors.cc.log",
+        ["'log' is only for quantitative factors"],
+    ),
+    (
         "two factors on one parameter",
         lambda t: t.replace('param = "capacity_mbps[1]"', 'param = "capacity_mbps[0]"'),
         'param = "capacity_mbps[0]"\n\n[factors.cc]',
@@ -400,3 +428,13 @@ def test_valid_campaign_loads_with_its_factors_and_targets(write_campaign) -> No
     assert [q.name for q in campaign.qualitative] == ["cc"]
     assert list(campaign.qualitative[0].levels) == ["lia", "olia"]
     assert campaign.output == Path("results/small/store.sqlite")
+
+
+def test_every_column_the_runs_table_gives_a_run_is_a_reserved_factor_name() -> None:
+    """The reserved names are written out in spec.py; the runs table's own columns must stay
+    among them, or a factor could overwrite a new one."""
+    from mptcplab.analysis.tables import RUN_COLUMNS
+    from mptcplab.campaign.spec import RESERVED_FACTOR_NAMES
+    from mptcplab.design.factors import POINT_INDEX
+
+    assert {*RUN_COLUMNS, POINT_INDEX} <= RESERVED_FACTOR_NAMES

@@ -102,7 +102,7 @@ from mptcplab.campaign.overrides import (
     from_mapping,
     from_sequence,
 )
-from mptcplab.design.factors import Factor
+from mptcplab.design.factors import POINT_INDEX, Factor
 from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
 from mptcplab.errors import UserError
 from mptcplab.scenario.field_paths import ScenarioFile
@@ -115,6 +115,26 @@ _SEED_IS_DERIVED = (
 
 #: Name of the qualitative level that `backends = [...]` adds to every run's variant.
 BACKEND_LEVEL = "backend"
+#: Names a factor cannot take: the columns the runs table gives each run beside its factors
+#: (``analysis.tables.RUN_COLUMNS``), which a factor's values would overwrite there, and the
+#: design's point numbers (``design.factors.POINT_INDEX``), which a factor's values would replace.
+RESERVED_FACTOR_NAMES = frozenset(
+    {
+        "run_key",
+        "role",
+        "design",
+        "point",
+        "replication",
+        "seed",
+        "path",
+        "status",
+        "error",
+        "wall_s",
+        "attempts",
+        "variant",
+        POINT_INDEX,
+    }
+)
 DESIGN_KINDS = ("wsp", "lhs", "sobol", "factorial", "random")
 _PARAM_TARGET = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -605,6 +625,7 @@ class _Checker:
         targets: dict[str, Target] = {}
         qualitative: list[QualitativeFactor] = []
         for factor_name, fs in self.spec.factors.items():
+            self.check_factor_name(factor_name)
             kind = fs.kind or ("categorical" if fs.levels is not None else "continuous")
             if kind == "categorical":
                 qualitative.append(self.qualitative(factor_name, fs))
@@ -781,6 +802,25 @@ class _Checker:
                 BACKEND_LEVEL,
             )
 
+    def check_factor_name(self, name: str) -> None:
+        """A factor is a column of the runs table beside the run's own columns and its metrics:
+        one of their names would overwrite theirs (or they its)."""
+        if name in RESERVED_FACTOR_NAMES:
+            what = "the design's point numbers" if name == POINT_INDEX else "a column of every run"
+            raise self.fail(
+                f"a factor cannot be named '{name}', which is {what}; rename the factor "
+                f'(`param = "{name}"` keeps the parameter it sets)',
+                "factors",
+                name,
+            )
+        if is_metric_name(name):
+            raise self.fail(
+                f"a factor cannot be named '{name}', which is a metric; rename the factor "
+                f'(`param = "{name}"` keeps the parameter it sets)',
+                "factors",
+                name,
+            )
+
     def check_metrics(self) -> None:
         for i, name in enumerate(self.spec.metrics):
             self.check_metric(name, "metrics", i)
@@ -933,6 +973,13 @@ class _Checker:
                     *loc,
                     key,
                 )
+        if fs.log:
+            raise self.fail(
+                "'log' is only for quantitative factors: a categorical factor's levels are not "
+                "scaled",
+                *loc,
+                "log",
+            )
         if not fs.levels:
             raise self.fail("expected 'levels', a non-empty list or table", *loc, "levels")
         levels: dict[str, dict[Target, Any]] = {}

@@ -5,7 +5,7 @@
 //!
 //! Units: RFC 9438 states the window curve in segments and seconds with C = 0.4 segments/s³;
 //! the state below is kept in segments (byte windows divided by MSS) and converted back on
-//! return. RTT is the subflow's smoothed RTT.
+//! return. RTT is the subflow's smoothed RTT (the Linux variant's look-ahead below differs).
 //!
 //! - Window curve (§4.2): W_cubic(t) = C·(t − K)³ + W_max, t = now − t_epoch, with
 //!   K = ∛((W_max − cwnd_epoch)/C) (eq. 2). An epoch starts at the first congestion-avoidance
@@ -33,7 +33,12 @@
 //!   one; and an epoch that began with no W_max from a loss (none yet, or a timeout cleared
 //!   it: `last_max_cwnd == 0`) grows by at least 1/20 segment per segment acked, 5 % per RTT.
 //!   Without that floor a window HyStart stopped early stays near its exit value for seconds
-//!   (the curve adds 0.4·t³ segments) where Linux goes on probing.
+//!   (the curve adds 0.4·t³ segments) where Linux goes on probing. Its target looks ahead by
+//!   delay_min, the smallest RTT sample since the last timeout (`t += delay_min`), not by the
+//!   smoothed RTT: behind a standing queue the two differ by the queueing delay, and looking
+//!   that much further up the curve would climb back to W_max sooner than Linux does. An epoch
+//!   whose W_max is at or below its starting window starts the curve there with K = 0
+//!   (`last_max_cwnd <= cwnd`), where RFC 9438's K = ∛((W_max − cwnd_epoch)/C) is negative.
 //! - Slow start is the engine's (Reno's), ended early by Linux's HyStart ([`super::hystart`])
 //!   unless [`CcParams::hystart`] is off. Not modelled: exclusion of application-limited time
 //!   from t (the trait does not report it).
@@ -103,10 +108,15 @@ impl Epoch {
         C * (t - self.k).powi(3) + self.epoch_w_max
     }
 
-    fn start(&mut self, now: SimTime, cwnd: f64) {
+    fn start(&mut self, now: SimTime, cwnd: f64, linux: bool) {
         self.t_epoch = Some(now);
         self.w_est = cwnd;
         match self.w_max {
+            Some(w_max) if linux && !self.after_timeout && w_max <= cwnd => {
+                self.epoch_w_max = cwnd;
+                self.k = 0.0;
+                self.probing = false;
+            }
             Some(w_max) if !self.after_timeout => {
                 self.epoch_w_max = w_max;
                 self.k = ((w_max - cwnd) / C).cbrt();
@@ -165,11 +175,16 @@ impl CongestionControl for Cubic {
         let linux = self.params.cubic_variant == CubicVariant::Linux;
         let cwnd = v.cwnd / mss;
         let segments_acked = bytes_acked as f64 / mss;
+        let look_ahead_s = if linux {
+            self.hystart.get(i).map_or(0.0, HyStart::delay_min)
+        } else {
+            v.srtt_s
+        };
         let e = self.epoch(i);
         let t_epoch = match e.t_epoch {
             Some(t) => t,
             None => {
-                e.start(now, cwnd);
+                e.start(now, cwnd, linux);
                 now
             }
         };
@@ -182,7 +197,7 @@ impl CongestionControl for Cubic {
         let next = if e.w_cubic(t) < e.w_est {
             cwnd.max(e.w_est)
         } else {
-            let target = e.w_cubic(t + v.srtt_s).clamp(cwnd, 1.5 * cwnd);
+            let target = e.w_cubic(t + look_ahead_s).clamp(cwnd, 1.5 * cwnd);
             cwnd + (target - cwnd) / cwnd * segments_acked
         };
         if linux && e.probing {
@@ -233,16 +248,19 @@ impl CongestionControl for Cubic {
         snd_nxt: u64,
         now: SimTime,
     ) -> Option<f64> {
-        if !self.params.hystart {
-            return None;
-        }
-        let v = subflows[i];
-        let mss = self.params.mss;
         // Linux ignores delay samples during the first second of a congestion-avoidance epoch.
         let watch = self
             .epoch(i)
             .t_epoch
             .is_none_or(|t| now.saturating_sub(t) >= SimTime::from_millis(1000));
+        if !self.params.hystart {
+            if watch {
+                self.hystart[i].note_delay(rtt_s);
+            }
+            return None;
+        }
+        let v = subflows[i];
+        let mss = self.params.mss;
         let state = SlowStartState {
             cwnd: v.cwnd,
             ssthresh: v.ssthresh,
@@ -276,12 +294,15 @@ mod tests {
         }
     }
 
-    /// One CUBIC subflow fed one ACK per segment, ACKs evenly spread over each RTT.
+    /// One CUBIC subflow fed one ACK per segment, ACKs evenly spread over each RTT (the
+    /// smoothed RTT); every ACK carries an RTT sample of `sample_rtt_s`, the RTT itself unless a
+    /// test sets a smaller one (a path whose smoothed RTT includes a standing queue).
     struct Flow {
         cc: Cubic,
         view: SubflowView,
         now_s: f64,
         rtt_s: f64,
+        sample_rtt_s: f64,
     }
 
     impl Flow {
@@ -292,6 +313,7 @@ mod tests {
                 view,
                 now_s: 0.0,
                 rtt_s,
+                sample_rtt_s: rtt_s,
             }
         }
 
@@ -318,7 +340,10 @@ mod tests {
         fn ack(&mut self) {
             self.now_s += self.rtt_s / self.cwnd();
             let now = SimTime::from_secs_f64(self.now_s);
-            self.view.cwnd = self.cc.on_ack_ca(0, &[self.view], MSS as u64, now).max(MSS);
+            let views = [self.view];
+            self.cc
+                .on_rtt_sample(0, &views, self.sample_rtt_s, 0, 0, now);
+            self.view.cwnd = self.cc.on_ack_ca(0, &views, MSS as u64, now).max(MSS);
         }
 
         /// A congestion event with the whole window in flight; cwnd drops to the new ssthresh
@@ -500,6 +525,67 @@ mod tests {
         run_for(&mut flow, 20.0);
         assert!(flow.cc.epochs[0].probing);
         assert!(flow.cwnd() > 30.0 * 1.05_f64.powi(20), "{}", flow.cwnd());
+    }
+
+    /// Linux's `bictcp_update` aims at the curve delay_min ahead (`t += delay_min`, the smallest
+    /// RTT sample) and moves cwnd by (target − cwnd)/cwnd per segment acked, the target clamped
+    /// to [cwnd, 1.5·cwnd] (`cnt` at least 2). Here the smoothed RTT is 1 s (a standing queue)
+    /// over a 0.1 s path, with the RFC's curve from 70 back to W_max = 100. The oracle is that
+    /// rule stepped ACK by ACK (ACKs 1/cwnd of the smoothed RTT apart; the Reno-friendly
+    /// estimate, 8/15 segment per RTT, stays below the curve): 99 segments after about 4.7 s.
+    /// Aiming one smoothed RTT ahead instead, as RFC 9438 does, gets there about 0.7 s sooner.
+    #[test]
+    fn linux_aims_at_the_curve_one_smallest_rtt_ahead() {
+        let (srtt, delay_min, k) = (1.0, 0.1, (30.0_f64 / 0.4).cbrt());
+        let time_to_99 = |look_ahead: f64| {
+            let (mut w, mut t) = (70.0_f64, 0.0);
+            while w < 99.0 {
+                let target = (0.4 * (t + look_ahead - k).powi(3) + 100.0).clamp(w, 1.5 * w);
+                w += (target - w) / w;
+                t += srtt / w;
+            }
+            t
+        };
+        let (expected, sooner) = (time_to_99(delay_min), time_to_99(srtt));
+        assert!(expected - sooner > 0.5, "{expected} vs {sooner}");
+
+        let mut flow = Flow::linux(100.0, srtt);
+        flow.sample_rtt_s = delay_min;
+        run_for(&mut flow, 1.0);
+        flow.view.cwnd = 100.0 * MSS;
+        flow.loss(false);
+        flow.ack();
+        let start = flow.now_s;
+        while flow.cwnd() < 99.0 {
+            flow.ack();
+        }
+        let took = flow.now_s - start;
+        assert!(
+            (took - expected).abs() < 0.1,
+            "99 segments after {took} s, Linux's rule {expected} s (one smoothed RTT ahead: {sooner} s)"
+        );
+    }
+
+    /// An epoch that starts at a window above W_max (`last_max_cwnd <= cwnd` in Linux's
+    /// `bictcp_update`) takes K = 0 and the curve from cwnd itself, which adds 0.4·t³ segments:
+    /// 0.5 in the first second. With the Reno-friendly 8/15 per RTT (10 RTTs of 0.1 s) cwnd
+    /// gains at most about 6 segments in that second. RFC 9438's K = ∛((W_max − cwnd)/C) is
+    /// negative there and the curve rises at 3·C·K² = 16 segments/s from the start.
+    #[test]
+    fn linux_starts_the_curve_at_cwnd_above_w_max() {
+        let mut flow = Flow::linux(100.0, 0.1);
+        flow.loss(false);
+        flow.view.cwnd = 120.0 * MSS;
+        run_for(&mut flow, 10.0);
+        let e = &flow.cc.epochs[0];
+        assert_eq!((e.k, e.epoch_w_max), (0.0, 120.0));
+        let bound = 120.0 + 0.4 * 1.1_f64.powi(3) + 10.0 * 8.0 / 15.0;
+        assert!(flow.cwnd() < bound, "{} > {bound}", flow.cwnd());
+        assert!(
+            flow.cwnd() > 120.0 + 10.0 * 8.0 / 15.0 * 0.9,
+            "{}",
+            flow.cwnd()
+        );
     }
 
     /// Linux's Reno-friendly estimate gains one segment per cwnd·15/8 acked, 8/15 per RTT, and

@@ -80,6 +80,20 @@ impl HyStart {
         *self = HyStart::default();
     }
 
+    /// An RTT sample Linux keeps (`bictcp_acked`): delay_min follows it whether or not the
+    /// detectors are on, as CUBIC's window curve reads it too.
+    pub fn note_delay(&mut self, rtt_s: f64) {
+        let rtt_s = rtt_s.max(1e-6);
+        if self.delay_min == 0.0 || rtt_s < self.delay_min {
+            self.delay_min = rtt_s;
+        }
+    }
+
+    /// Smallest RTT sample since the start or the last timeout, seconds; 0 before any.
+    pub fn delay_min(&self) -> f64 {
+        self.delay_min
+    }
+
     fn start_round(&mut self, now: SimTime, snd_nxt: u64) {
         self.round_start = now;
         self.last_ack = now;
@@ -101,9 +115,7 @@ impl HyStart {
             return false;
         }
         let rtt_s = rtt_s.max(1e-6);
-        if self.delay_min == 0.0 || rtt_s < self.delay_min {
-            self.delay_min = rtt_s;
-        }
+        self.note_delay(rtt_s);
         if self.found || s.cwnd >= s.ssthresh {
             return false;
         }

@@ -138,6 +138,25 @@ def test_integer_factor_gets_integers(write_campaign) -> None:
         assert task.scenario["flows"][0]["rcvbuf_bytes"] == value
 
 
+def test_a_designs_unit_points_are_those_of_the_values_it_runs(write_campaign) -> None:
+    """An integer factor of three values (a receive buffer of 100,000-100,002 bytes) over a
+    20-point WSP design: each point's unit coordinate is its value's, (value − 100,000) / 2,
+    not the unrounded draw, so the design's quality is that of the design run."""
+    text = SMALL_CAMPAIGN.replace('kind = "lhs"\npoints = 3', 'kind = "wsp"\npoints = 20').replace(
+        '[factors.cc]\nlevels = ["lia", "olia"]',
+        '[factors.buf]\nkind = "integer"\nlow = 100000\nhigh = 100002\nparam = "rcvbuf"',
+    )
+    (design,) = build_plan(load(write_campaign(text)), **BACKEND).designs
+    j = design.factor_names.index("buf")
+    values = [point["buf"] for point in design.values]
+    assert set(values) == {100_000, 100_001, 100_002}
+    assert design.unit_points[:, j].tolist() == [(v - 100_000) / 2 for v in values]
+    cap = design.factor_names.index("cap1")
+    assert [1 + 19 * u for u in design.unit_points[:, cap]] == pytest.approx(
+        [point["cap1"] for point in design.values]
+    )
+
+
 def test_k_designs_are_independent(write_campaign) -> None:
     text = SMALL_CAMPAIGN.replace("points = 3", "points = 3\ndesigns = 2")
     plan = build_plan(load(write_campaign(text)), **BACKEND)

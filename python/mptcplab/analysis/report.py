@@ -268,7 +268,8 @@ def _design_section(store: Store) -> str:
     if "mindist" not in table:
         return _table(table)
     note = (
-        '<p class="note">Measures in the unit cube (spec §4.5): larger <code>mindist</code> and '
+        '<p class="note">Measures in the unit cube of the points as run, integer factors '
+        "rounded (spec §4.5): larger <code>mindist</code> and "
         "<code>mst_mean</code> are better; smaller <code>phi_p</code>, <code>coverage</code>, "
         "<code>mst_std</code> and discrepancies (<code>cd2</code>, <code>wd2</code>, "
         "<code>l2_star</code>) are better; <code>mindist_2d_worst</code> is the smallest "

@@ -48,7 +48,7 @@ class DesignPoints:
     index: int
     kind: str
     factor_names: tuple[str, ...]
-    unit_points: np.ndarray  # (n, d) in [0, 1]^d
+    unit_points: np.ndarray  # (n, d) in [0, 1]^d, integer factors at their rounded values
     values: list[dict[str, Any]]  # one dict per point: quantitative factor -> scaled value
     # Points drawn that rounding the integer factors made equal to an earlier one (dropped).
     merged: int = 0
@@ -84,7 +84,8 @@ def run_key(scenario: Mapping[str, Any], backend: str, backend_version: str) -> 
 def design_points(
     campaign: Campaign, design: int, progress: Callable[[int, int], None] | None = None
 ) -> DesignPoints:
-    """Points of design ``design``: unit-cube coordinates and their scaled factor values.
+    """Points of design ``design``: unit-cube coordinates and their scaled factor values (an
+    integer factor's coordinates are those of its rounded values).
     ``progress`` is told how far a long generation is (``mptcplab.design.generate``)."""
     from mptcplab.design import generate
     from mptcplab.design.factors import scale
@@ -109,7 +110,13 @@ def design_points(
         {name: _plain(value) for name, value in row.items()} for row in frame.to_dict("records")
     ]
     merged = len(unit) - len(kept)
-    return DesignPoints(design, spec.kind, names, np.asarray(unit)[kept], values, merged)
+    # The design that runs is the rounded one: its integer coordinates are those of the values
+    # run, so that its quality (the report, `mptcplab design`) is measured on what ran.
+    run = np.array(np.asarray(unit)[kept], dtype=float)
+    for j, factor in enumerate(factors):
+        if factor.kind == "integer":
+            run[:, j] = factor.to_unit(frame[factor.name].to_numpy())
+    return DesignPoints(design, spec.kind, names, run, values, merged)
 
 
 def merged_notice(campaign: Campaign, plan: Plan) -> str | None:

@@ -4,6 +4,7 @@ where the competing flows' departure sets the clock."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -35,11 +36,13 @@ def test_the_window_is_back_when_it_first_reaches_its_former_mean() -> None:
     assert got == pytest.approx(6.0)
 
 
-def test_no_reference_or_no_return_gives_no_value() -> None:
+def test_no_reference_gives_no_value_and_no_return_an_infinite_one() -> None:
     times, values = ramp_trace(level=60.0, dip=10.0, back_at_s=14.0)
     assert subflow_recovery_s(times, values, reference_from_s=4.0, joined_s=4.0, left_s=8.0) is None
+    # Never back before the trace ends: the recovery takes longer than the run.
     flat = [60.0 if t < 4 else 10.0 for t in times]
-    assert subflow_recovery_s(times, flat, reference_from_s=0.0, joined_s=4.0, left_s=8.0) is None
+    got = subflow_recovery_s(times, flat, reference_from_s=0.0, joined_s=4.0, left_s=8.0)
+    assert got == math.inf
 
 
 def scenario_and_report(

@@ -101,19 +101,21 @@ def require_columns(
             )
 
 
-def finite_numbers(column: Any, argument: str) -> None:
+def finite_numbers(column: Any, argument: str, *, unfinished: bool = False) -> None:
     """Refuse a table column (a pandas Series) of other things than numbers, or with infinite
-    values: percentiles and medians over them are NaN or meaningless. NaN is a missing value."""
+    values: percentiles and medians over them are NaN or meaningless. NaN is a missing value.
+    With ``unfinished``, +inf is a time that ran past its run (``analysis.unfinished``)."""
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     name = column.name
     if column.notna().any() and (not is_numeric_dtype(column) or is_bool_dtype(column)):
         raise ValueError(f"{argument}: column {name!r} holds {column.dtype} values, not numbers")
-    infinite = int(column.isin([math.inf, -math.inf]).sum())
+    refused = [-math.inf] if unfinished else [math.inf, -math.inf]
+    infinite = int(column.isin(refused).sum())
     if infinite:
         raise ValueError(
             f"{argument}: column {name!r} has {_count(infinite, 'infinite value')}; expected "
-            "finite numbers"
+            + ("finite numbers or +inf (unfinished)" if unfinished else "finite numbers")
         )
 
 

@@ -243,13 +243,14 @@ def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
 
 
 def _completion(report: Report, scenario: Scenario) -> float | None:
-    """The finite transfers' (``size`` applications') slowest completion; none if one of them
-    did not complete in the run. Bulk or block flows beside them are cross traffic."""
+    """The finite transfers' (``size`` applications') slowest completion; infinite if one of
+    them did not complete in the run, none without finite transfers. Bulk or block flows beside
+    them are cross traffic."""
     finite = {f["id"] for f in scenario["flows"] if app_kind(f) == "size"}
     values = [f.get("completion_s") for f in report["flows"] if _base_id(f["id"]) in finite]
-    if not values or any(v is None for v in values):
+    if not values:
         return None
-    return max(values)
+    return max(math.inf if v is None else v for v in values)
 
 
 def _flows_max(field: str) -> Callable[[Report, Scenario], float | None]:
@@ -286,6 +287,9 @@ class MetricInfo:
     # Lower is worse (goodput) unless this is False (latency): decides which points are "worst".
     # None: a split of traffic, where neither end is better; it ranks no points.
     higher_is_better: bool | None = True
+    # For a time until something happens: what an infinite value says, that it had not happened
+    # when the run ended (see mptcplab.analysis.unfinished). Empty: the metric is always finite.
+    unfinished: str = ""
 
 
 @dataclass(frozen=True)
@@ -429,6 +433,7 @@ RUN_METRICS: dict[str, RunMetric] = {
                 "time to complete the slowest finite transfer",
                 "s",
                 higher_is_better=False,
+                unfinished="a finite transfer did not complete within the run",
             ),
             _completion,
         ),
@@ -573,6 +578,7 @@ FLOW_METRICS: dict[str, FlowMetric] = {
                 '(needs trace = ["cwnd"])',
                 "s",
                 higher_is_better=False,
+                unfinished="a window did not regain its mean before the run ended",
             ),
             _cwnd_recovery,
         ),
@@ -636,14 +642,21 @@ def run_metrics(
     values: dict[str, float] = {}
     for name, metric in RUN_METRICS.items():
         value = metric.extract(report, scenario)
-        if value is not None and math.isfinite(value):
-            values[name] = float(value)
+        if _kept(value, metric.info):
+            values[name] = float(value)  # type: ignore[arg-type]
     for family in FLOW_METRICS.values():
         for flow in scenario.get("flows", ()):
             value = family.extract(report, scenario, flow["id"])
-            if value is not None and math.isfinite(value):
-                values[f"{family.prefix}.{flow['id']}"] = float(value)
+            if _kept(value, family.info):
+                values[f"{family.prefix}.{flow['id']}"] = float(value)  # type: ignore[arg-type]
     return values
+
+
+def _kept(value: float | None, info: MetricInfo) -> bool:
+    """A finite value, or the infinity of a time that ran past the run's end."""
+    if value is None:
+        return False
+    return math.isfinite(value) or (value == math.inf and bool(info.unfinished))
 
 
 def reference_metrics(mptcp_goodput: float, path_goodputs: Sequence[float]) -> dict[str, float]:

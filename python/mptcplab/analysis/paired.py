@@ -39,6 +39,7 @@ from scipy import stats
 
 from mptcplab.analysis._checks import confidence_level, require_columns
 from mptcplab.analysis.rank_sum import compare_samples
+from mptcplab.analysis.unfinished import differences
 
 __all__ = ["compare_variants", "median_interval", "paired_differences"]
 
@@ -158,7 +159,7 @@ def paired_differences(medians: pd.DataFrame, metric: str) -> list[tuple[str, np
     for pair in _pairs(medians, metric):
         both = _common_points(pair.a_medians, pair.b_medians)
         label = f"{pair.b} − {pair.a}" + (f", {pair.with_text}" if pair.held else "")
-        out.append((label, (both["b"] - both["a"]).to_numpy(dtype=float)))
+        out.append((label, differences(both["b"], both["a"])))
     return out
 
 
@@ -206,7 +207,7 @@ def compare_variants(
 
 def _compare(a: pd.Series, b: pd.Series, confidence: float) -> dict[str, Any]:
     both = _common_points(a, b)
-    d = (both["b"] - both["a"]).to_numpy(dtype=float)
+    d = differences(both["b"], both["a"])
     if d.size == 0:
         return {"points": 0, "basis": "points"} | dict.fromkeys(COLUMNS[6:13], float("nan"))
     low, high = median_interval(d, confidence)
@@ -265,7 +266,7 @@ def _compare_replications(
 def _verdict(row: Any, alpha: float, higher_is_better: bool | None) -> str:
     if row.points == 0:
         return "no common points"
-    if not np.isfinite(row.ci_low):
+    if np.isnan(row.ci_low):  # an infinite end is an interval (unfinished runs)
         return "too few points" if row.basis == "points" else "too few runs"
     if not row.p_adjusted < alpha:
         return "no difference shown"

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from mptcplab.analysis._checks import confidence_level
+from mptcplab.analysis.unfinished import outer_differences
 
 __all__ = ["RankSumComparison", "compare_samples", "null_cdf"]
 
@@ -68,7 +69,7 @@ def compare_samples(
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
     if x.size == 0 or y.size == 0:
         raise ValueError("each sample needs a value")
-    differences = np.sort(np.subtract.outer(y, x).ravel())
+    differences = np.sort(outer_differences(y, x))
     share = float(((differences > 0).sum() + 0.5 * (differences == 0).sum()) / differences.size)
     cdf = null_cdf(x.size, y.size)
     # A hair above α/2: a tail probability equal to it must not be lost to rounding.
@@ -76,7 +77,7 @@ def compare_samples(
     low = high = float("nan")
     if k > 0:
         low, high = float(differences[k - 1]), float(differences[differences.size - k])
-    if np.ptp(np.concatenate([x, y])) == 0:
+    if np.unique(np.concatenate([x, y])).size == 1:
         p = 1.0
     else:
         # Exact where there are no ties; with ties the exact null distribution does not hold.

@@ -11,11 +11,14 @@ Here the competing flows are the scenario's flow entries that stop (``stop_s``) 
 with the subflow's path. The reference is the subflow's mean window from the end of the warm-up
 until the first of them starts; the recovery time is counted from the last one's ``stop_s`` to
 the first sample of the window trace at or above that mean. It needs the ``cwnd`` trace, whose
-interval (``trace_interval_ms``) is its resolution.
+interval (``trace_interval_ms``) is its resolution. A window still below its mean when the run
+ends took longer than the run: its recovery is infinite, not left out, so that the slowest runs
+are not the ones a median forgets (see ``mptcplab.analysis.unfinished``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,7 +48,8 @@ def subflow_recovery_s(
     left_s: float,
 ) -> float | None:
     """Seconds from ``left_s`` until ``cwnd`` first reaches its mean over
-    [``reference_from_s``, ``joined_s``); None without a reference sample, or if it never does."""
+    [``reference_from_s``, ``joined_s``); None without a reference sample, infinite if it never
+    does before the trace ends (the run ended first: the recovery takes longer than it)."""
     t = np.asarray(time_s, dtype=float)
     w = np.asarray(cwnd, dtype=float)
     before = w[(t >= reference_from_s) & (t < joined_s)]
@@ -53,15 +57,15 @@ def subflow_recovery_s(
         return None
     back = np.flatnonzero((t >= left_s) & (w >= before.mean()))
     if back.size == 0:
-        return None
+        return math.inf
     # Sample times are nanoseconds of simulated time written as seconds: so is the answer.
     return round(float(t[back[0]] - left_s), 9)
 
 
 def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | None:
     """Mean recovery time of flow entry ``flow``'s subflows that flows leaving (``stop_s``)
-    competed with, over its users; None when no subflow had such competitors, without a
-    ``cwnd`` trace, or when one of them never regained its mean before the run ended."""
+    competed with, over its users; None when no subflow had such competitors or without a
+    ``cwnd`` trace; infinite when one of them did not regain its mean before the run ended."""
     traces = report.get("traces") or {}
     time_s = traces.get("time_s") or []
     series = {s["name"]: s["values"] for s in traces.get("cwnd") or []}

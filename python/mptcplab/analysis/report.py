@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
@@ -38,6 +39,7 @@ from mptcplab.analysis.paired import compare_variants, paired_differences
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
+from mptcplab.analysis.unfinished import unfinished_count
 from mptcplab.analysis.windows import window_traces
 from mptcplab.campaign import overrides
 from mptcplab.campaign.spec import PublishedSpec
@@ -90,6 +92,8 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "–"
+        if math.isinf(value):  # a time past the run's end (mptcplab.analysis.unfinished)
+            return "∞" if value > 0 else "−∞"
         if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
             return f"{value:.3e}"
         return f"{value:.4g}"
@@ -303,6 +307,18 @@ def _metric_section(
                 "MPTCP run may also beat the sum of its single-path runs); they are shown as "
                 "measured, not clipped.</p>"
             )
+    unfinished = unfinished_count(medians[metric])
+    if unfinished:
+        parts.append(
+            f'<p class="note">{unfinished} point median{"s are" if unfinished > 1 else " is"} '
+            f"infinite: {_esc(info.unfinished)} in half of the point's replications or more. "
+            "The tables and comparisons count an infinite median as longer than any finite one, "
+            "as it is; the figures, which need magnitudes, leave it out.</p>"
+        )
+        # Plots and the heat map draw magnitudes; the tables above keep every point.
+        drawn = medians[~np.isposinf(medians[metric].to_numpy(dtype=float))]
+    else:
+        drawn = medians
     parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
     parts.append(_table(percentile_table(medians, metric)))
     for level in medians.attrs.get("levels", []):
@@ -316,17 +332,18 @@ def _metric_section(
             '<p class="note">Each row pairs two levels of one factor, the other factors\' levels '
             "held fixed (<em>with</em>), over the design points where both have a median: the "
             "variants ran at the same points with the same seeds. <em>median difference</em> is "
-            "that of b − a over those points, with its distribution-free 95 % interval "
-            "(order statistics, as the sign test's); <em>b higher share</em> the share of points "
-            "where b is higher; <em>p</em> the two-sided sign test (the interval excludes 0 "
-            "where it is below 0.05), <em>p adjusted</em> the same after Benjamini–Hochberg over "
-            "this table's rows. The verdict names a difference where the adjusted p is below "
-            "0.05. Where two variants share a single point (<em>basis</em> counts runs, not "
-            "points), there is nothing to pair: their replications there are compared as two "
-            "samples, by the rank-sum test, the Hodges–Lehmann shift (the median of the "
-            "differences of all pairs of runs) and its interval; <em>b higher share</em> is then "
-            "the share of those pairs where b is higher. The figure below draws, for every pair "
-            "compared over six points or more, the distribution of its per-point differences.</p>"
+            "that of b − a over those points, with its distribution-free 95 % interval (order "
+            "statistics, as the sign test's); <em>b higher share</em> the share of points where b"
+            " is higher, ties counted half; <em>p</em> the two-sided sign test (the interval "
+            "excludes 0 where it is below 0.05), <em>p adjusted</em> the same after "
+            "Benjamini–Hochberg over this table's rows. The verdict names a difference where the "
+            "adjusted p is below 0.05. Where two variants share a single point (<em>basis</em> "
+            "counts runs, not points), there is nothing to pair: their replications there are "
+            "compared as two samples, by the rank-sum test, the Hodges–Lehmann shift (the median "
+            "of the differences of all pairs of runs) and its interval; <em>b higher share</em> "
+            "is then the share of those pairs where b is higher. The figure below draws, for "
+            "every pair compared over six points or more, the distribution of its per-point "
+            "differences.</p>"
         )
         shown = compared.rename(columns=lambda c: c.replace("_", " "))
         parts.append(_table(shown))
@@ -339,17 +356,20 @@ def _metric_section(
             png = plots.difference_cdf(differences, metric, info.unit)
             parts.append(_img(png, f"{metric}: per-point differences between levels"))
     parts.append("<h3>Distribution</h3>")
-    parts.append(_img(plots.distribution(medians, metric, info.unit, variants), f"{metric} CDF"))
+    if drawn[metric].dropna().empty:
+        parts.append('<p class="note">no finite value to draw</p>')
+        return "".join(parts)
+    parts.append(_img(plots.distribution(drawn, metric, info.unit, variants), f"{metric} CDF"))
     factors = medians.attrs.get("factors", [])
     if factors:
         parts.append("<h3>Against each factor</h3>")
         png = plots.against_factors(
-            medians, metric, info.unit, factors, campaign.log_factors, variants
+            drawn, metric, info.unit, factors, campaign.log_factors, variants
         )
         parts.append(_img(png, f"{metric} against factors"))
         # A variant whose runs all failed has no point to draw (heat_grid refuses it as unknown).
-        present = set(medians["variant"])
-        grid = heat_grid(medians, metric, factors, [v for v in variants if v in present])
+        present = set(drawn["variant"])
+        grid = heat_grid(drawn, metric, factors, [v for v in variants if v in present])
         if grid is not None:
             parts.append(f"<h3>Heat map over {_esc(grid.x)} and {_esc(grid.y)}</h3>")
             chosen = (
@@ -442,6 +462,15 @@ def _sensitivity_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str |
         "spec §4.6). Small values: the conclusions do not depend on the design.</p>"
     ]
     for metric in metrics:
+        unfinished = unfinished_count(medians[metric])
+        if unfinished:
+            # A standard deviation over times past the run's end has no value.
+            parts.append(f"<h3>{_esc(metric)}</h3>")
+            parts.append(
+                f'<p class="note">not measured: {unfinished} point '
+                f"median{'s are' if unfinished > 1 else ' is'} infinite (see above)</p>"
+            )
+            continue
         table = sensitivity_table(medians, metric)
         if table is not None:
             parts.append(f"<h3>{_esc(metric)}</h3>")

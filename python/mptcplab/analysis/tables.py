@@ -21,7 +21,8 @@ from mptcplab.analysis._checks import (
     listed,
     require_columns,
 )
-from mptcplab.analysis.metrics import reference_metrics
+from mptcplab.analysis.metrics import is_metric_name, metric_info, reference_metrics
+from mptcplab.analysis.unfinished import quantiles
 from mptcplab.campaign.store import Store
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
@@ -171,6 +172,9 @@ def _reference_based(metrics: dict[str, float], path_goodputs: list[float]) -> d
 def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """Median of each metric over the finished replications of every (design, point, variant),
     with the point's factor values, its levels and ``replications`` (how many were finished).
+    A run whose metric timed something that had not happened when it ended (+inf, see
+    :mod:`mptcplab.analysis.unfinished`) counts as slower than every other: the median is
+    infinite when it falls on such a run.
 
     ``metrics`` is a list of names, each a column of ``runs`` or a metric of
     :func:`mptcplab.analysis.metrics.all_metric_names` (all NaN when no run gives it)."""
@@ -208,11 +212,15 @@ def percentile_table(
     """Percentiles of a metric's per-point medians for each value of ``by`` (a variant, or one
     qualitative factor's level), with the mean and the number of points.
 
-    ``percentiles`` are in [0, 100]. NaN medians are left out (no value); infinite ones are
-    refused. Without medians the table has its columns and no row."""
+    ``percentiles`` are in [0, 100]. NaN medians are left out (no value). Infinite ones are
+    refused, except +inf of a metric that times something (``MetricInfo.unfinished``): a point
+    where that ran past the run, which counts as larger than any other and makes the
+    percentiles above it and the mean infinite. Without medians the table has its columns and
+    no row."""
     require_columns(medians.columns, [metric], "metric", "medians")
     require_columns(medians.columns, [by], "by", "medians")
-    finite_numbers(medians[metric], "metric")
+    timed = is_metric_name(metric) and bool(metric_info(metric).unfinished)
+    finite_numbers(medians[metric], "metric", unfinished=timed)
     percentiles = listed(percentiles, "percentiles", "numbers in [0, 100]")
     if not all(is_number(p) and 0 <= p <= 100 for p in percentiles):
         raise ValueError(f"percentiles: expected numbers in [0, 100], got {percentiles}")
@@ -222,8 +230,9 @@ def percentile_table(
         values = group[metric].dropna()
         row: dict[str, Any] = {by: level, "points": int(values.size)}
         if values.size:
-            for p in percentiles:
-                row[f"p{p:g}"] = float(values.quantile(p / 100))
+            found = quantiles(values.to_numpy(dtype=float), [p / 100 for p in percentiles])
+            for p, value in zip(percentiles, found, strict=True):
+                row[f"p{p:g}"] = float(value)
             row["mean"] = float(values.mean())
         rows.append(row)
     return pd.DataFrame.from_records(rows, columns=columns)

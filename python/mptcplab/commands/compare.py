@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 
 
 def _number(value: float) -> str:
-    if not math.isfinite(value):
+    if math.isnan(value):
         return "–"
+    if math.isinf(value):  # a time past the run's end (mptcplab.analysis.unfinished)
+        return "∞" if value > 0 else "−∞"
     return f"{value:.3g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
 
 

@@ -1,0 +1,64 @@
+"""Times that ran past the end of their run: right-censored observations.
+
+A metric that times something (``completion_s``, ``cwnd_recovery_s``; ``MetricInfo.unfinished``
+says what) has no value when that did not happen before the run ended. Leaving such runs out
+would bias every summary toward the variant that fails most: its median would be that of the
+few runs it finished. They are kept as +inf instead, a value known only to be larger than any
+finished one. Medians, order statistics, the sign test and the rank-sum test depend only on the
+order of the values, so they stay exact with it (a median is infinite when half or more of the
+runs are). What needs magnitudes (a mean, a plot's axis) says how many it had to leave out.
+
+Two infinite values are tied: neither is known to be the larger.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+__all__ = ["differences", "outer_differences", "quantiles", "unfinished_count"]
+
+
+def differences(b: npt.ArrayLike, a: npt.ArrayLike) -> np.ndarray:
+    """``b − a`` element by element, 0 where both are +inf (a tie) rather than NaN."""
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    both = np.isposinf(x) & np.isposinf(y)
+    with np.errstate(invalid="ignore"):
+        return np.where(both, 0.0, y - x)
+
+
+def outer_differences(b: npt.ArrayLike, a: npt.ArrayLike) -> np.ndarray:
+    """``b[i] − a[j]`` for every pair, flattened; 0 where both are +inf."""
+    y = np.asarray(b, dtype=float)
+    x = np.asarray(a, dtype=float)
+    return differences(*np.meshgrid(y, x, indexing="ij")).ravel()
+
+
+def quantiles(values: npt.ArrayLike, qs: npt.ArrayLike) -> np.ndarray:
+    """``numpy.quantile`` (linear interpolation between order statistics) of ``values``, which
+    may hold +inf: a quantile on an infinite order statistic, or between a finite one and an
+    infinite one, is infinite (numpy would give NaN between two)."""
+    v = np.asarray(values, dtype=float)
+    q = np.asarray(qs, dtype=float)
+    if v.size == 0:
+        return np.full(q.shape, np.nan)
+    infinite = np.isposinf(v)
+    if not infinite.any():
+        return np.asarray(np.quantile(v, q), dtype=float)
+    finite = v[~infinite]
+    if finite.size == 0:
+        return np.full(q.shape, np.inf)
+    # Any stand-in above every finite value orders the same; interpolating toward it gives
+    # more than the largest finite value exactly where the quantile is infinite.
+    top = float(finite.max())
+    stand_in = top + max(1.0, abs(top))
+    out = np.asarray(np.quantile(np.where(infinite, stand_in, v), q), dtype=float)
+    out[out > top] = np.inf
+    return out
+
+
+def unfinished_count(column: pd.Series) -> int:
+    """How many values of ``column`` are +inf."""
+    return int(np.isposinf(column.to_numpy(dtype=float)).sum())

@@ -99,9 +99,10 @@ impl QueueDiscipline {
                 }
             }
             QueueDiscipline::Red(red) => {
+                red.on_arrival(queued_packets, now);
                 if queued_packets >= red.limit_packets {
                     Verdict::Overflow
-                } else if red.early_drop(queued_packets, now) {
+                } else if red.early_drop() {
                     Verdict::Early
                 } else {
                     Verdict::Admit
@@ -266,6 +267,34 @@ mod tests {
         let sd = (n as f64 * 0.1 * 0.9).sqrt();
         assert!((drops - 0.1 * n as f64).abs() < 4.0 * sd, "drops {drops}");
         assert_eq!(d.offer(1000, 0, 1500, SimTime::ZERO), Verdict::Overflow);
+    }
+
+    /// Floyd & Jacobson's average takes in every arrival: one refused by a full buffer too.
+    /// From 0 with w = 0.5, five arrivals at a full queue of 10 give 10·(1 − 0.5⁵).
+    #[test]
+    fn red_average_counts_arrivals_the_full_buffer_refuses() {
+        let mut d = QueueDiscipline::Red(RedQueue::new(
+            50.0,
+            100.0,
+            0.1,
+            0.5,
+            10,
+            true,
+            false,
+            SimTime(1000),
+            rng(),
+        ));
+        for _ in 0..5 {
+            assert_eq!(d.offer(10, 0, 1500, SimTime::ZERO), Verdict::Overflow);
+        }
+        let QueueDiscipline::Red(red) = &d else {
+            unreachable!()
+        };
+        assert!(
+            (red.avg - 10.0 * (1.0 - 0.5f64.powi(5))).abs() < 1e-12,
+            "avg {}",
+            red.avg
+        );
     }
 
     #[test]

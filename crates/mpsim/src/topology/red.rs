@@ -2,8 +2,10 @@
 //! Avoidance", IEEE/ACM ToN 1(4), 1993, §4 and §11, in the "gentle" form (Floyd, 2000) used by
 //! draft-khalili-mptcp-performance-issues-06 (spec §5.4).
 //!
-//! The average queue is the EWMA `avg ← (1−w)·avg + w·q` taken at each arrival, decayed over idle
-//! periods as if `m` small packets had arrived (§11). The drop probability is the profile itself:
+//! The average queue is the EWMA `avg ← (1−w)·avg + w·q` taken at each arrival (Fig. 2: "for
+//! each packet arrival calculate the new average queue size"), those the physical buffer then
+//! refuses included, as ns-2's `REDQueue::enque` and Linux's `red_enqueue` take it before their
+//! limit; it is decayed over idle periods as if `m` small packets had arrived (§11). The drop probability is the profile itself:
 //! 0 below min_th, linear to max_p at max_th, linear to 1 at 2·max_th (gentle), 1 above. We draw
 //! each drop independently with that probability rather than with the count-based spacing of §4
 //! (spec §5.4 leaves the choice open), so the measured drop rate follows the configured profile.
@@ -70,9 +72,9 @@ impl RedQueue {
         }
     }
 
-    /// Decide on an arriving packet, given the current queue length in packets. Returns true to
-    /// drop it (early drop); the hard limit is checked separately by the caller.
-    pub fn early_drop(&mut self, queued_packets: u64, now: SimTime) -> bool {
+    /// An arrival at a queue of `queued_packets`: the average taken in, every arrival's (the
+    /// caller then checks the hard limit and, under it, [`RedQueue::early_drop`]).
+    pub fn on_arrival(&mut self, queued_packets: u64, now: SimTime) {
         let q = queued_packets as f64;
         if self.instantaneous {
             self.avg = q;
@@ -87,6 +89,10 @@ impl RedQueue {
         } else {
             self.avg = (1.0 - self.weight) * self.avg + self.weight * q;
         }
+    }
+
+    /// Whether to drop the arrival just taken in by [`RedQueue::on_arrival`] (early drop).
+    pub fn early_drop(&mut self) -> bool {
         let p = self.profile(self.avg);
         p >= 1.0 || (p > 0.0 && self.rng.bernoulli(p))
     }
@@ -100,6 +106,12 @@ impl RedQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One arrival: the average taken in, then the early-drop decision.
+    fn arrive(q: &mut RedQueue, queued_packets: u64, now: SimTime) -> bool {
+        q.on_arrival(queued_packets, now);
+        q.early_drop()
+    }
     use crate::rng::StreamPurpose;
 
     fn red(gentle: bool) -> RedQueue {
@@ -136,13 +148,13 @@ mod tests {
             let mut now = SimTime::ZERO;
             for _ in 0..10_000 {
                 now += SimTime(1000);
-                q.early_drop(qlen, now);
+                arrive(&mut q, qlen, now);
             }
             let n = 200_000;
             let mut drops = 0;
             for _ in 0..n {
                 now += SimTime(1000);
-                drops += q.early_drop(qlen, now) as u32;
+                drops += arrive(&mut q, qlen, now) as u32;
             }
             let p = q.profile(qlen as f64);
             let measured = drops as f64 / n as f64;
@@ -159,11 +171,11 @@ mod tests {
     fn average_decays_over_idle_time() {
         let mut q = red(true);
         for k in 0..5000 {
-            q.early_drop(40, SimTime(k * 1000));
+            arrive(&mut q, 40, SimTime(k * 1000));
         }
         let before = q.avg;
         q.on_empty(SimTime(5_000_000));
-        q.early_drop(0, SimTime(5_000_000 + 1_200_000 * 500));
+        arrive(&mut q, 0, SimTime(5_000_000 + 1_200_000 * 500));
         assert!(
             q.avg < before * 0.4,
             "avg {} after idle, was {before}",

@@ -428,13 +428,3 @@ def test_valid_campaign_loads_with_its_factors_and_targets(write_campaign) -> No
     assert [q.name for q in campaign.qualitative] == ["cc"]
     assert list(campaign.qualitative[0].levels) == ["lia", "olia"]
     assert campaign.output == Path("results/small/store.sqlite")
-
-
-def test_every_column_the_runs_table_gives_a_run_is_a_reserved_factor_name() -> None:
-    """The reserved names are written out in spec.py; the runs table's own columns must stay
-    among them, or a factor could overwrite a new one."""
-    from mptcplab.analysis.tables import RUN_COLUMNS
-    from mptcplab.campaign.spec import RESERVED_FACTOR_NAMES
-    from mptcplab.design.factors import POINT_INDEX
-
-    assert {*RUN_COLUMNS, POINT_INDEX} <= RESERVED_FACTOR_NAMES

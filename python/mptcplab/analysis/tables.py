@@ -23,25 +23,11 @@ from mptcplab.analysis._checks import (
 )
 from mptcplab.analysis.metrics import is_metric_name, metric_info, reference_metrics
 from mptcplab.analysis.unfinished import quantiles
-from mptcplab.campaign.store import Store
+from mptcplab.campaign.store import RUN_COLUMNS, Store
 from mptcplab.errors import UserError
 from mptcplab.outputs import writing
 
 PERCENTILES = (5, 25, 50, 75, 95)
-RUN_COLUMNS = (
-    "run_key",
-    "role",
-    "design",
-    "point",
-    "replication",
-    "seed",
-    "path",
-    "status",
-    "error",
-    "wall_s",
-    "attempts",
-    "variant",
-)
 
 
 def _open(store: Store | str | Path) -> tuple[Store, bool]:

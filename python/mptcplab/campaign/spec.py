@@ -102,6 +102,7 @@ from mptcplab.campaign.overrides import (
     from_mapping,
     from_sequence,
 )
+from mptcplab.campaign.store import RUN_COLUMNS
 from mptcplab.design.factors import POINT_INDEX, Factor
 from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
 from mptcplab.errors import UserError
@@ -115,26 +116,10 @@ _SEED_IS_DERIVED = (
 
 #: Name of the qualitative level that `backends = [...]` adds to every run's variant.
 BACKEND_LEVEL = "backend"
-#: Names a factor cannot take: the columns the runs table gives each run beside its factors
-#: (``analysis.tables.RUN_COLUMNS``), which a factor's values would overwrite there, and the
-#: design's point numbers (``design.factors.POINT_INDEX``), which a factor's values would replace.
-RESERVED_FACTOR_NAMES = frozenset(
-    {
-        "run_key",
-        "role",
-        "design",
-        "point",
-        "replication",
-        "seed",
-        "path",
-        "status",
-        "error",
-        "wall_s",
-        "attempts",
-        "variant",
-        POINT_INDEX,
-    }
-)
+#: Names a factor cannot take: the columns the runs table gives each run beside its factors,
+#: which a factor's values would overwrite there, and the design's point numbers, which a
+#: factor's values would replace.
+RESERVED_FACTOR_NAMES = frozenset({*RUN_COLUMNS, POINT_INDEX})
 DESIGN_KINDS = ("wsp", "lhs", "sobol", "factorial", "random")
 _PARAM_TARGET = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"

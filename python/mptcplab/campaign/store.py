@@ -36,6 +36,23 @@ from typing import Any, NoReturn
 from mptcplab.errors import UserError
 from mptcplab.outputs import make_folder
 
+#: The columns the runs table (``analysis.tables.to_pandas``) gives every run beside its
+#: factors, levels and metrics.
+RUN_COLUMNS = (
+    "run_key",
+    "role",
+    "design",
+    "point",
+    "replication",
+    "seed",
+    "path",
+    "status",
+    "error",
+    "wall_s",
+    "attempts",
+    "variant",
+)
+
 FORMAT_VERSION = 1
 
 _SCHEMA = """

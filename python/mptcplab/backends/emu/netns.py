@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 
 from mptcplab.backends.emu.addressing import TABLE_BASE, Group
+from mptcplab.scenario.model import FlowSpec
 
 IP_TIMEOUT_S = 30.0
 
@@ -138,6 +139,12 @@ COMMON_SYSCTLS = {
 }
 
 
+def _sack(flow: FlowSpec) -> dict[str, str]:
+    """SACK as the scenario has it: without it (``tcp.sack = false``) the kernel recovers by
+    NewReno, as the simulator does. Set on both ends, either of which can refuse the option."""
+    return {"net.ipv4.tcp_sack": "1" if flow.tcp.sack else "0"}
+
+
 def configure_client(group: Group, *, sndbuf_cap: int) -> None:
     """Addresses, per-source routing towards the server, MPTCP endpoints and limits."""
     flow = group.flow
@@ -166,6 +173,7 @@ def configure_client(group: Group, *, sndbuf_cap: int) -> None:
             "net.ipv4.tcp_wmem": _buffers(4096, 16384, sndbuf_cap),
             # The sender's window after idle follows the scenario (Linux's default is on).
             "net.ipv4.tcp_slow_start_after_idle": "1" if flow.tcp.slow_start_after_idle else "0",
+            **_sack(flow),
         },
     )
 
@@ -191,6 +199,7 @@ def configure_server(group: Group, *, rcvbuf_cap: int, autotune: bool) -> None:
             **COMMON_SYSCTLS,
             "net.ipv4.tcp_rmem": _buffers(4096, 131072, _receive_memory(rcvbuf_cap)),
             "net.ipv4.tcp_moderate_rcvbuf": "1" if autotune else "0",
+            **_sack(flow),
         },
     )
 

@@ -232,6 +232,20 @@ def test_the_report_has_the_simulators_fields() -> None:
     assert {"fidelity", "backend"} <= set(report)
 
 
+def test_time_to_max_cwnd_counts_from_each_subflows_establishment() -> None:
+    """As the simulator counts it: subflow 0 from the connection's establishment (20.5 ms
+    after the start), not from the SYN; a joined subflow from its first sample (here 2 s, the
+    kernel reports no join time), not from the connection's establishment."""
+    data = run_data()
+    for sample in data.clients[0]["samples"][:2]:
+        del sample["flows"][0]["subflows"][1]
+    flow = build(data, run_id="0123abcd", version="0.1.0")["flows"][0]
+    # Subflow 0's window grows at every sample: its maximum is at 10 s.
+    assert flow["subflows"][0]["time_to_max_cwnd_s"] == pytest.approx(10.0 - 0.0205)
+    # Subflow 1's reached 20 segments at the 3 s sample, 1 s after its first.
+    assert flow["subflows"][1]["time_to_max_cwnd_s"] == pytest.approx(1.0)
+
+
 def test_goodput_and_block_latency_follow_their_definitions() -> None:
     report = build(run_data(), run_id="0123abcd", version="0.1.0")
     flow = report["flows"][0]

@@ -188,19 +188,19 @@ def _subflow_report(
     p: int,
     path: list[str],
     series: list[tuple[int, dict[str, Any]]],
-    start_ns: int,
+    established_ns: int,
 ) -> dict[str, Any]:
     sc = data.scenario
     warm = data.t0_ns + int(sc.warmup_s * 1e9)
     end = data.t0_ns + int(sc.duration_s * 1e9)
     measured = sc.duration_s - sc.warmup_s
     last = series[-1][1] if series else {}
-    acked = _counter_at(series, end, "bytes_acked", start_ns) - _counter_at(
-        series, warm, "bytes_acked", start_ns
+    acked = _counter_at(series, end, "bytes_acked", established_ns) - _counter_at(
+        series, warm, "bytes_acked", established_ns
     )
     cwnds = [(t, s["snd_cwnd"] * s["snd_mss"]) for t, s in series]
     max_cwnd = max((c for _, c in cwnds), default=0)
-    reached = next((t for t, c in cwnds if c == max_cwnd), start_ns) if cwnds else start_ns
+    reached = next((t for t, c in cwnds if c == max_cwnd), established_ns)
     rtts = [s["rtt_us"] for _, s in series if s["rtt_us"] > 0]
     retrans = int(last.get("total_retrans", 0))
     timeouts = int(last.get("total_rto", 0))
@@ -215,7 +215,7 @@ def _subflow_report(
         "timeouts": timeouts,
         "mean_srtt_ms": sum(rtts) / len(rtts) / 1000 if rtts else 0.0,
         "max_cwnd_bytes": float(max_cwnd),
-        "time_to_max_cwnd_s": max(reached - start_ns, 0) / 1e9,
+        "time_to_max_cwnd_s": max(reached - established_ns, 0) / 1e9,
     }
 
 
@@ -264,11 +264,18 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
             sent = next((f for f in client.get("flows", []) if f["index"] == k), {})
             samples = _flow_samples(client, k)
             series = _subflow_series(group, samples)
-            # Additional subflows start joining once the connection is established.
-            joined_ns = sent.get("connected_ns") or start_ns
+            # Each subflow's times count from its establishment, as the simulator's do: the
+            # first subflow's is the connection's; a joined one's is not reported, and its
+            # first sample bounds it (within one sampling interval, never before the
+            # connection's).
+            connected_ns = sent.get("connected_ns") or start_ns
             subflows = [
                 _subflow_report(
-                    data, p, spec.paths[p], series[p], start_ns if p == 0 else joined_ns
+                    data,
+                    p,
+                    spec.paths[p],
+                    series[p],
+                    connected_ns if p == 0 or not series[p] else max(series[p][0][0], connected_ns),
                 )
                 for p in sorted(series)
             ]

@@ -272,6 +272,19 @@ def test_goodput_and_block_latency_follow_their_definitions() -> None:
     assert report["backend"]["flows"]["phone"]["handshake_rtt_ms"] == pytest.approx(20.3)
 
 
+def test_the_first_blocks_latency_includes_the_handshake_as_the_simulators() -> None:
+    """The simulator stamps block 0 at the connection's start; the kernel's first write comes
+    once connected. With no warm-up, block 0 (done at 1 s, its first byte written at 0.9 s)
+    counts from the connect at T0: 1000 ms, not 100."""
+    data = run_data()
+    data.scenario = data.scenario.model_copy(update={"warmup_s": 0.0})
+    lat = build(data, run_id="0123abcd", version="0.1.0")["flows"][0]["block_latency"]
+    assert lat["count"] == 5
+    assert lat["max_ms"] == pytest.approx(1000.0)
+    notes = build(data, run_id="0123abcd", version="0.1.0")["backend"]["notes"]
+    assert any("rwnd_limited_s" in n for n in notes)
+
+
 def test_subflow_goodput_counts_up_to_the_end_when_the_last_sample_comes_late() -> None:
     # The sampler's timer fires a little after the end of the run: its sample of the end is
     # 3 ms late. The window still ends at the end (interpolated between the 9 s sample and the

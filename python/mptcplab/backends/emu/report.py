@@ -38,6 +38,13 @@ NOTES = (
     "subflow goodput is the subflow's bytes acknowledged (tcpi_bytes_acked) over the window; "
     "cwnd, srtt and time_to_max_cwnd_s come from samples every trace_interval_ms",
     "penalizations is always 0: the kernel does not penalise subflows",
+    "an MPTCP flow's rwnd_limited_s is the largest of its subflows' TCP_INFO counters, which run "
+    "only while a subflow holds data its peer's window refuses; upstream MPTCP sends nothing "
+    "past the connection-level window, so a connection held by a full receive buffer reads "
+    "near 0 here, where the simulator counts that time",
+    "an MPTCP flow's send-buffer cap (sndbuf_max_bytes, tcp_wmem[2]) binds each subflow in the "
+    "kernel, which allows the connection about their sum (__mptcp_sync_sndbuf); the simulator "
+    "caps the connection",
 )
 
 
@@ -296,7 +303,11 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
                 completion_s = (conn["completion_ns"] - start_ns) / 1e9
             block_latency = None
             if spec.app.kind == "blocks":
-                writes = sent.get("block_write_ns", [])
+                writes = list(sent.get("block_write_ns", []))
+                if writes and sent.get("connect_start_ns"):
+                    # Block 0 waits for the handshake, as the simulator's (stamped at the
+                    # connection's start): its first byte can only be written once connected.
+                    writes[0] = min(writes[0], sent["connect_start_ns"])
                 dones = conn.get("block_done_ns", [])
                 pairs = list(zip(dones, writes, strict=False))
                 block_latency = summarize([(d - w) / 1e6 for d, w in pairs if d >= warm])

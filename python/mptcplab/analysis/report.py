@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
@@ -315,10 +314,8 @@ def _metric_section(
             "The tables and comparisons count an infinite median as longer than any finite one, "
             "as it is; the figures, which need magnitudes, leave it out.</p>"
         )
-        # Plots and the heat map draw magnitudes; the tables above keep every point.
-        drawn = medians[~np.isposinf(medians[metric].to_numpy(dtype=float))]
-    else:
-        drawn = medians
+    # Plots and the heat map draw magnitudes; the tables keep every point.
+    drawn = medians[medians[metric] != math.inf]
     parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
     parts.append(_table(percentile_table(medians, metric)))
     for level in medians.attrs.get("levels", []):

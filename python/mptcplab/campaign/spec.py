@@ -790,21 +790,20 @@ class _Checker:
     def check_factor_name(self, name: str) -> None:
         """A factor is a column of the runs table beside the run's own columns and its metrics:
         one of their names would overwrite theirs (or they its)."""
-        if name in RESERVED_FACTOR_NAMES:
-            what = "the design's point numbers" if name == POINT_INDEX else "a column of every run"
-            raise self.fail(
-                f"a factor cannot be named '{name}', which is {what}; rename the factor "
-                f'(`param = "{name}"` keeps the parameter it sets)',
-                "factors",
-                name,
-            )
-        if is_metric_name(name):
-            raise self.fail(
-                f"a factor cannot be named '{name}', which is a metric; rename the factor "
-                f'(`param = "{name}"` keeps the parameter it sets)',
-                "factors",
-                name,
-            )
+        if name == POINT_INDEX:
+            what = "the design's point numbers"
+        elif name in RESERVED_FACTOR_NAMES:
+            what = "a column of every run"
+        elif is_metric_name(name):
+            what = "a metric"
+        else:
+            return
+        raise self.fail(
+            f"a factor cannot be named '{name}', which is {what}; rename the factor "
+            f'(`param = "{name}"` keeps the parameter it sets)',
+            "factors",
+            name,
+        )
 
     def check_metrics(self) -> None:
         for i, name in enumerate(self.spec.metrics):

@@ -248,6 +248,11 @@ impl CongestionControl for Cubic {
         snd_nxt: u64,
         now: SimTime,
     ) -> Option<f64> {
+        let linux = self.params.cubic_variant == CubicVariant::Linux;
+        if !self.params.hystart && !linux {
+            // Only HyStart and the Linux variant's look-ahead read delay_min.
+            return None;
+        }
         // Linux ignores delay samples during the first second of a congestion-avoidance epoch.
         let watch = self
             .epoch(i)

@@ -5,8 +5,8 @@
 //! The average queue is the EWMA `avg ← (1−w)·avg + w·q` taken at each arrival (Fig. 2: "for
 //! each packet arrival calculate the new average queue size"), those the physical buffer then
 //! refuses included, as ns-2's `REDQueue::enque` and Linux's `red_enqueue` take it before their
-//! limit; it is decayed over idle periods as if `m` small packets had arrived (§11). The drop probability is the profile itself:
-//! 0 below min_th, linear to max_p at max_th, linear to 1 at 2·max_th (gentle), 1 above. We draw
+//! limit; it is decayed over idle periods as if `m` small packets had arrived (§11). The drop
+//! probability is the profile itself: 0 below min_th, linear to max_p at max_th, linear to 1 at 2·max_th (gentle), 1 above. We draw
 //! each drop independently with that probability rather than with the count-based spacing of §4
 //! (spec §5.4 leaves the choice open), so the measured drop rate follows the configured profile.
 
@@ -106,13 +106,13 @@ impl RedQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::StreamPurpose;
 
     /// One arrival: the average taken in, then the early-drop decision.
     fn arrive(q: &mut RedQueue, queued_packets: u64, now: SimTime) -> bool {
         q.on_arrival(queued_packets, now);
         q.early_drop()
     }
-    use crate::rng::StreamPurpose;
 
     fn red(gentle: bool) -> RedQueue {
         RedQueue::new(

@@ -46,15 +46,27 @@ def test_no_reference_gives_no_value_and_no_return_an_infinite_one() -> None:
 
 
 def scenario_and_report(
-    back_at_s: dict[str, float], *, trace: bool = True
+    back_at_s: dict[str, float],
+    *,
+    trace: bool = True,
+    server: bool = False,
+    cross_path: tuple[str, ...] = ("b",),
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Two users of an MPTCP entry over links a and b; TCP flows on b from 4 s to 8 s."""
+    """Two users of an MPTCP entry over links a and b (each behind link ``server`` that both
+    paths share, with ``server``); TCP flows on ``cross_path`` from 4 s to 8 s."""
+    front = ["server"] if server else []
     scenario = {
         "duration_s": 20.0,
         "warmup_s": 1.0,
         "flows": [
-            {"id": "mp", "protocol": "mptcp", "paths": [["a"], ["b"]], "count": 2},
-            {"id": "cross", "protocol": "tcp", "paths": [["b"]], "start_s": 4.0, "stop_s": 8.0},
+            {"id": "mp", "protocol": "mptcp", "paths": [[*front, "a"], [*front, "b"]], "count": 2},
+            {
+                "id": "cross",
+                "protocol": "tcp",
+                "paths": [list(cross_path)],
+                "start_s": 4.0,
+                "stop_s": 8.0,
+            },
             {"id": "other", "protocol": "tcp", "paths": [["a"]]},
         ],
     }
@@ -82,6 +94,23 @@ def test_the_subflow_that_shared_a_link_with_the_leaving_flows_is_measured() -> 
     assert metric_info("cwnd_recovery_s.mp").unit == "s"
     extract = FLOW_METRICS["cwnd_recovery_s"].extract
     assert extract(report, scenario, "mp") == pytest.approx(6.0)
+
+
+def test_a_link_both_paths_share_does_not_make_the_other_path_a_competitor() -> None:
+    # As in the draft's scenario: both paths cross the server link, the TCP flows cross it and
+    # path b's own link. Path a's window never dipped (back at once, 0 s); only b's counts.
+    scenario, report = scenario_and_report(
+        {"mp#0": 12.0, "mp#1": 16.0}, server=True, cross_path=("server", "b")
+    )
+    assert cwnd_recovery_s(report, scenario, "mp") == pytest.approx(6.0)
+
+
+def test_flows_that_meet_only_on_the_shared_link_compete_with_every_path() -> None:
+    scenario, report = scenario_and_report(
+        {"mp#0": 12.0, "mp#1": 16.0}, server=True, cross_path=("server",)
+    )
+    # Path a's flat window is back at once (0 s) for both users, path b's after 4 s and 8 s.
+    assert cwnd_recovery_s(report, scenario, "mp") == pytest.approx((0 + 0 + 4 + 8) / 4)
 
 
 def test_without_a_window_trace_there_is_no_recovery_time() -> None:

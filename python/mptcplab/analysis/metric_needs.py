@@ -94,8 +94,7 @@ def _recovers(scenario: Scenario, entry: str) -> bool:
         return False
     # The window's reference is its mean between the warm-up and the others' start.
     warmup = float(scenario.get("warmup_s", 0.0))
-    for path in spec["paths"]:
-        leaving = leaving_flows(scenario, entry, path)
+    for leaving in leaving_flows(scenario, entry):
         if leaving and min(float(o.get("start_s", 0.0)) for o in leaving) > warmup:
             return True
     return False

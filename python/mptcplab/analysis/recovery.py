@@ -8,7 +8,8 @@ congestion control takes back capacity that has become free (BALIA's draft repor
 BALIA, 17.75 s for LIA, 58.5 s for OLIA).
 
 Here the competing flows are the scenario's flow entries that stop (``stop_s``) and share a link
-with the subflow's path. The reference is the subflow's mean window from the end of the warm-up
+with the subflow's path, where that link is one that not all of the connection's paths use
+(:func:`leaving_flows`). The reference is the subflow's mean window from the end of the warm-up
 until the first of them starts; the recovery time is counted from the last one's ``stop_s`` to
 the first sample of the window trace at or above that mean. It needs the ``cwnd`` trace, whose
 interval (``trace_interval_ms``) is its resolution. A window still below its mean when the run
@@ -27,16 +28,30 @@ import numpy as np
 from mptcplab.analysis.metrics import Report, Scenario, _base_id
 
 
-def leaving_flows(scenario: Scenario, flow: str, path: Sequence[str]) -> list[Mapping[str, Any]]:
-    """The other flow entries that stop and cross a link of ``path``."""
-    links = set(path)
-    return [
-        other
-        for other in scenario.get("flows", ())
-        if other["id"] != flow
-        and other.get("stop_s") is not None
-        and any(links.intersection(p) for p in other["paths"])
-    ]
+def leaving_flows(scenario: Scenario, flow: str) -> list[list[Mapping[str, Any]]]:
+    """For each path of flow entry ``flow``, the other flow entries that stop and compete with
+    it there.
+
+    A flow that stops competes with the paths on which it crosses a link that not every path of
+    ``flow`` uses: in the draft's scenario the TCP flows cross path 2's own link and the server
+    link that both paths share, and it is path 2's window they take, not path 1's. Only a flow
+    that meets ``flow`` on shared links alone competes with every path it crosses."""
+    spec = next((f for f in scenario.get("flows", ()) if f["id"] == flow), None)
+    if spec is None:
+        return []
+    paths = [set(p) for p in spec["paths"]]
+    common = set.intersection(*paths) if paths else set()
+    competing: list[list[Mapping[str, Any]]] = [[] for _ in paths]
+    for other in scenario.get("flows", ()):
+        if other["id"] == flow or other.get("stop_s") is None:
+            continue
+        crossed = set().union(*other["paths"])
+        own = crossed - common
+        on = own if any(own & p for p in paths) else crossed
+        for links, entries in zip(paths, competing, strict=True):
+            if links & on:
+                entries.append(other)
+    return competing
 
 
 def subflow_recovery_s(
@@ -75,8 +90,7 @@ def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | No
     warmup = float(scenario.get("warmup_s", 0.0))
     users = [f["id"] for f in report["flows"] if _base_id(f["id"]) == flow]
     times: list[float] = []
-    for p, path in enumerate(spec["paths"]):
-        leaving = leaving_flows(scenario, flow, path)
+    for p, leaving in enumerate(leaving_flows(scenario, flow)):
         if not leaving:
             continue
         joined = min(float(o.get("start_s", 0.0)) for o in leaving)

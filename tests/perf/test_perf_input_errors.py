@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -249,8 +248,20 @@ def test_block_completion_is_the_first_read_that_covers_its_end() -> None:
     done = server.blocks_done_ns(read_bytes, read_ns, 1024, first_ns=100)
     assert done == [0, 0, 50, 200, 200, 200, 200] + [800] * 12
     assert server.blocks_done_ns([], [], 1024, first_ns=0) == []
-    sent = Sent(call_offsets=[0, 4096], call_ns=[10_000, 500_000])
-    assert block_latencies_ms([2_000_000, 3_000_000], 1_000_000, sent, 4096) == [2.99, 3.5]
+    sent = Sent(call_offsets=[0, 4096, 6000], call_ns=[10_000, 500_000, 700_000])
+    # Block 0 starts with the first call, block 1 with the call that wrote block 0's last byte
+    # (the next call waited for room: that wait is block 1's), block 2 with the third call,
+    # which wrote block 1's last byte.
+    got = block_latencies_ms([2_000_000, 3_000_000, 4_000_000], 1_000_000, sent, 4096)
+    assert got == [2.99, 3.99, 4.3]
+
+
+def test_a_block_waits_from_the_write_of_the_previous_one_as_the_simulator_counts() -> None:
+    # Calls of 16 KiB at 0 and 100 ms, 8 KiB blocks read at 150, 160, 250 and 260 ms: block 2
+    # begins the second call and had waited since block 1 was written, at 0 ms.
+    sent = Sent(call_offsets=[0, 16384], call_ns=[0, 100_000_000])
+    done = [150_000_000, 160_000_000, 250_000_000, 260_000_000]
+    assert block_latencies_ms(done, 0, sent, 8192) == [150.0, 160.0, 250.0, 160.0]
 
 
 def test_the_vectorised_timing_is_the_per_block_one() -> None:
@@ -263,14 +274,31 @@ def test_the_vectorised_timing_is_the_per_block_one() -> None:
             expected.append(at - 5)
             next_block += 1500
     assert server.blocks_done_ns(read_bytes, read_ns, 1500, first_ns=5) == expected
+    # The sender's side, block by block: the time of the call that wrote the previous block's
+    # last byte (block 0: the first call's), some calls ending exactly on a block boundary.
+    sizes = rng.integers(1, 9000, 500)
+    sizes[::7] = 1500
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1])).tolist()
+    call_ns = np.cumsum(rng.integers(1, 10**6, 500)).tolist()
+    blocks = int(sum(sizes)) // 1500
+    starts = []
+    for k in range(blocks):
+        last = max(k * 1500 - 1, 0)
+        starts.append(max(t for o, t in zip(offsets, call_ns, strict=True) if o <= last))
+    done = [starts[k] + 1000 * k for k in range(blocks)]
+    sent = Sent(call_offsets=offsets, call_ns=call_ns)
+    got = block_latencies_ms(done, 0, sent, 1500)
+    assert got == pytest.approx([k / 1000 for k in range(blocks)], abs=1e-9)
 
 
-def test_millions_of_blocks_take_well_under_a_second_each_side() -> None:
+def test_millions_of_blocks_each_get_their_latency() -> None:
     reads = 50_000
     read_bytes = [64 * 1024 * (i + 1) for i in range(reads)]
-    started = time.monotonic()
-    done = server.blocks_done_ns(read_bytes, list(range(reads)), 1024, first_ns=0)
-    sent = Sent(call_offsets=read_bytes, call_ns=list(range(reads)))
+    # Call i writes 64 KiB at i µs; read i takes it whole at the same time.
+    at_ns = [1000 * i for i in range(reads)]
+    done = server.blocks_done_ns(read_bytes, at_ns, 1024, first_ns=0)
+    sent = Sent(call_offsets=[0, *read_bytes[:-1]], call_ns=at_ns)
     latencies = block_latencies_ms(done, 0, sent, 1024)
     assert len(latencies) == reads * 64
-    assert time.monotonic() - started < 10
+    # Read i completes blocks 64i … 64i+63; block 64i began with call i − 1, the others with i.
+    assert latencies[64 * 7 : 64 * 8] == [0.001] + [0.0] * 63

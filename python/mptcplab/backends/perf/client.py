@@ -231,10 +231,16 @@ def block_latencies_ms(
     done_ns: list[int], first_byte_ns: int, sent: Sent, block_bytes: int
 ) -> list[float]:
     """Latency of each completed block: ``done_ns`` are the server's completion times after
-    its first data byte, ``first_byte_ns`` that byte's time on this host's clock."""
+    its first data byte, ``first_byte_ns`` that byte's time on this host's clock.
+
+    Block k > 0 starts when the call that wrote block k−1's last byte did, as it would for an
+    application writing one block at a time (the simulator's stamp, and spec §5.6's): a block
+    that begins a later call waited for room in the send buffer, and that wait is its latency.
+    Block 0 starts with the first call."""
     # Vectorised: a small block over a fast path makes millions of them.
-    starts = np.arange(len(done_ns), dtype=np.int64) * block_bytes
-    calls = np.searchsorted(np.asarray(sent.call_offsets, dtype=np.int64), starts, "right") - 1
+    previous_ends = np.maximum(np.arange(len(done_ns), dtype=np.int64) * block_bytes - 1, 0)
+    offsets = np.asarray(sent.call_offsets, dtype=np.int64)
+    calls = np.searchsorted(offsets, previous_ends, "right") - 1
     call_ns = np.asarray(sent.call_ns, dtype=np.int64)[calls]
     done = np.asarray(done_ns, dtype=np.int64)
     latencies: list[float] = np.round((first_byte_ns - call_ns + done) / 1e6, 3).tolist()

@@ -483,4 +483,95 @@ mod tests {
         let as_released = wall_bytes as f64 * 8.0 / (wall_span as f64 * 1e-9);
         assert!(as_released < 0.99 * 20e6, "{as_released}");
     }
+
+    /// The emulator and the simulator make the same RED decisions on the same arrivals: a
+    /// burst that drives the average up, then arrivals spaced like retransmission timeouts
+    /// while the queue sits empty, which RED refuses until its average has decayed over the
+    /// idle time (Floyd & Jacobson §11).
+    #[test]
+    fn red_decides_as_the_simulator_does_across_idle_periods() {
+        use mpsim::packet::{Packet, PacketKind};
+        use mpsim::scenario::QueueSpec;
+        use mpsim::tcp::sack::NO_SACK;
+        use mpsim::topology::link::LinkDir as SimLinkDir;
+
+        let spec = QueueSpec::Red {
+            min_packets: 25.0,
+            max_packets: 50.0,
+            max_p: 0.1,
+            weight: 0.002,
+            limit_packets: 1000,
+            gentle: true,
+            instantaneous: false,
+        };
+        let rate = BitsPerSec::from_mbps(10.0);
+        let stream = |p| RandomStream::derive(3, 0, p);
+        let discipline = || {
+            Discipline::from_spec(
+                Some(&spec),
+                rate,
+                SimTime::ZERO,
+                stream(StreamPurpose::RedDrop),
+            )
+        };
+        let mut emulated = LinkDir::new(
+            Some(rate),
+            SimTime::ZERO,
+            SimTime::ZERO,
+            0.0,
+            Some(discipline()),
+            stream(StreamPurpose::LinkLoss),
+            stream(StreamPurpose::LinkJitter),
+        );
+        let mut simulated = SimLinkDir::new(
+            "l".into(),
+            rate,
+            SimTime::ZERO,
+            0.0,
+            SimTime::ZERO,
+            discipline(),
+            stream(StreamPurpose::LinkLoss),
+            stream(StreamPurpose::LinkJitter),
+        );
+        let packet = Packet {
+            kind: PacketKind::Data,
+            hop: 0,
+            subflow: 0,
+            conn: 0,
+            route: 0,
+            wire_bytes: 1500,
+            len: 1448,
+            seq: 0,
+            dsn: 0,
+            window_edge: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            sack: NO_SACK,
+        };
+        // 3 s of arrivals at twice the link rate (0.6 ms apart; 1.2 ms to send one): RED
+        // holds the average where it drops half. Then one arrival every 10 ms for 3 s, each
+        // finding the queue empty, and one at each timeout of a doubling series.
+        let mut arrivals: Vec<SimTime> = (0..5000).map(|k| SimTime(k * 600_000)).collect();
+        let mut t = SimTime::from_secs_f64(3.0);
+        for _ in 0..300 {
+            t += SimTime::from_millis(10);
+            arrivals.push(t);
+        }
+        for k in 0..6 {
+            t += SimTime::from_millis(200 << k);
+            arrivals.push(t);
+        }
+        let mut refused_when_sparse = 0;
+        for (i, &at) in arrivals.iter().enumerate() {
+            let by_emulator = matches!(emulated.offer(at, 1500), Outcome::Forward { .. });
+            let by_simulator = simulated.enqueue(&packet, at).is_some();
+            assert_eq!(by_emulator, by_simulator, "arrival {i} at {at:?}");
+            if i >= 5000 && !by_emulator {
+                refused_when_sparse += 1;
+            }
+        }
+        // 10 ms apart is 8.3 packet times: the average falls by (1 − w)^9 per arrival, below
+        // min_th (25) within some 60 arrivals of the drop-half level (about 72).
+        assert!(refused_when_sparse <= 60, "{refused_when_sparse} refused");
+    }
 }

@@ -100,18 +100,28 @@ impl QueueDiscipline {
             }
             QueueDiscipline::Red(red) => {
                 red.on_arrival(queued_packets, now);
-                if queued_packets >= red.limit_packets {
+                let verdict = if queued_packets >= red.limit_packets {
                     Verdict::Overflow
                 } else if red.early_drop() {
                     Verdict::Early
                 } else {
                     Verdict::Admit
+                };
+                if queued_packets == 0 && verdict != Verdict::Admit {
+                    // The arrival used up the idle period and left the queue empty: a new one
+                    // starts now, as Linux's sch_red starts it when the next dequeue finds
+                    // nothing. Otherwise the average would only shrink per arrival, not per
+                    // idle time, and keep refusing sparse arrivals for seconds.
+                    red.on_empty(now);
                 }
+                verdict
             }
         }
     }
 
-    /// The buffer became empty at `now` (starts RED's idle period).
+    /// The buffer became empty at `now` (starts RED's idle period). Call it once per emptying,
+    /// when the last packet leaves; [`QueueDiscipline::offer`] starts the period itself after
+    /// refusing an arrival at an empty buffer.
     pub fn on_empty(&mut self, now: SimTime) {
         if let QueueDiscipline::Red(red) = self {
             red.on_empty(now);
@@ -329,6 +339,42 @@ mod tests {
             unreachable!()
         };
         let expected = 8.0 * 0.5f64.powi(10) * 0.5;
+        assert!((red.avg - expected).abs() < 1e-6, "avg {}", red.avg);
+    }
+
+    #[test]
+    fn a_refused_arrival_at_an_empty_queue_starts_a_new_idle_period() {
+        // Floyd & Jacobson §11: the average decays by the time the queue sat empty. An arrival
+        // the profile refuses leaves the queue empty from its own time on.
+        let spec = QueueSpec::Red {
+            min_packets: 5.0,
+            max_packets: 15.0,
+            max_p: 0.1,
+            weight: 0.5,
+            limit_packets: 100,
+            gentle: true,
+            instantaneous: false,
+        };
+        let mut d = QueueDiscipline::from_spec(
+            Some(&spec),
+            BitsPerSec::from_mbps(12.0),
+            SimTime::ZERO,
+            rng(),
+        );
+        let QueueDiscipline::Red(red) = &mut d else {
+            unreachable!()
+        };
+        red.avg = 1e6;
+        d.on_empty(SimTime::ZERO);
+        // 2 packet times idle: 1e6 × 0.5^2 × 0.5 = 125 000, far above 2·max: refused.
+        let first = d.offer(0, 0, 1500, SimTime::from_millis(2));
+        assert_eq!(first, Verdict::Early);
+        // 10 packet times more: × 0.5^10, then × 0.5 for the empty sample.
+        d.offer(0, 0, 1500, SimTime::from_millis(12));
+        let QueueDiscipline::Red(red) = &d else {
+            unreachable!()
+        };
+        let expected = 1e6 * 0.5f64.powi(3) * 0.5f64.powi(11);
         assert!((red.avg - expected).abs() < 1e-6, "avg {}", red.avg);
     }
 }

@@ -52,6 +52,11 @@ pub struct LinkDir {
     backlog_bytes: u64,
     /// When the last admitted packet finishes serialisation.
     last_finish: SimTime,
+    /// A packet was admitted since the discipline was last told the buffer emptied: the
+    /// backlog is drained lazily, so the emptying is told at the next arrival, and only once
+    /// (a second telling would start the idle period again at `last_finish`, before a refused
+    /// arrival that had already started a later one).
+    served_since_empty: bool,
     /// Serialisation time of a full 1500-byte packet and of a bare ACK, precomputed.
     full_packet_tx: SimTime,
     ack_tx: SimTime,
@@ -86,6 +91,7 @@ impl LinkDir {
             backlog: VecDeque::new(),
             backlog_bytes: 0,
             last_finish: SimTime::ZERO,
+            served_since_empty: false,
             full_packet_tx: rate.serialization_time(MSS_BYTES + HEADER_BYTES),
             ack_tx: rate.serialization_time(HEADER_BYTES),
             last_arrival: SimTime::ZERO,
@@ -148,7 +154,8 @@ impl LinkDir {
         }
         self.drain_backlog(now);
         let n = self.backlog.len() as u64;
-        if n == 0 {
+        if n == 0 && self.served_since_empty {
+            self.served_since_empty = false;
             self.discipline.on_empty(self.last_finish.min(now));
         }
         match self
@@ -168,6 +175,7 @@ impl LinkDir {
         let tx = self.serialization_time(pkt.wire_bytes);
         let finish = self.last_finish.max(now) + tx;
         self.last_finish = finish;
+        self.served_since_empty = true;
         self.backlog.push_back((finish, pkt.wire_bytes));
         self.backlog_bytes += pkt.wire_bytes as u64;
         let len = self.backlog.len() as u64;
@@ -187,5 +195,91 @@ impl LinkDir {
         }
         self.last_arrival = arrival;
         Some(arrival)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+    use crate::rng::StreamPurpose;
+    use crate::scenario::QueueSpec;
+    use crate::tcp::sack::NO_SACK;
+
+    fn packet() -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            hop: 0,
+            subflow: 0,
+            conn: 0,
+            route: 0,
+            wire_bytes: MSS_BYTES + HEADER_BYTES,
+            len: MSS_BYTES,
+            seq: 0,
+            dsn: 0,
+            window_edge: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            sack: NO_SACK,
+        }
+    }
+
+    fn red_average(link: &LinkDir) -> f64 {
+        let QueueDiscipline::Red(red) = &link.discipline else {
+            unreachable!()
+        };
+        red.avg
+    }
+
+    /// RED's average decays by the time the queue sat empty (Floyd & Jacobson §11), counted
+    /// once: from the last departure, or from a later arrival it refused, not from both.
+    #[test]
+    fn red_idle_time_is_counted_once() {
+        let spec = QueueSpec::Red {
+            min_packets: 5.0,
+            max_packets: 15.0,
+            max_p: 0.1,
+            weight: 0.5,
+            limit_packets: 100,
+            gentle: true,
+            instantaneous: false,
+        };
+        // 12 Mbit/s: a full packet takes 1 ms.
+        let rate = BitsPerSec::from_mbps(12.0);
+        let rng = |p| RandomStream::derive(1, 0, p);
+        let discipline = QueueDiscipline::from_spec(
+            Some(&spec),
+            rate,
+            SimTime::ZERO,
+            rng(StreamPurpose::RedDrop),
+        );
+        let mut link = LinkDir::new(
+            "l".into(),
+            rate,
+            SimTime::ZERO,
+            0.0,
+            SimTime::ZERO,
+            discipline,
+            rng(StreamPurpose::LinkLoss),
+            rng(StreamPurpose::LinkJitter),
+        );
+        // Admitted at 0, gone at 1 ms.
+        assert!(link.enqueue(&packet(), SimTime::ZERO).is_some());
+        let QueueDiscipline::Red(red) = &mut link.discipline else {
+            unreachable!()
+        };
+        red.avg = 1e9;
+        // Idle since 1 ms: × 0.5^2, then × 0.5; far above 2·max, refused.
+        assert!(link.enqueue(&packet(), SimTime::from_millis(3)).is_none());
+        let after_refusal = 1e9 * 0.5f64.powi(3);
+        assert!((red_average(&link) - after_refusal).abs() < 1e-3);
+        // Idle since 3 ms, not since 1 ms again: × 0.5^10, then × 0.5.
+        link.enqueue(&packet(), SimTime::from_millis(13));
+        let expected = after_refusal * 0.5f64.powi(11);
+        assert!(
+            (red_average(&link) - expected).abs() < 1e-6,
+            "avg {}",
+            red_average(&link)
+        );
     }
 }

@@ -15,7 +15,8 @@ use crate::time::SimTime;
 use crate::topology::{Network, PipeId};
 
 /// Copies of a flow with `count > 1` start at random offsets within this window, so that
-/// identical users do not move in lock-step.
+/// identical users do not move in lock-step; within half the time left when the run ends
+/// sooner, so that none starts after the end and silently carries nothing.
 const COPY_START_SPREAD: SimTime = SimTime(100_000_000);
 
 /// Below this many connections their state stays in the processor's caches and loading the
@@ -41,9 +42,13 @@ impl<'s> Simulator<'s> {
         let mut events = EventQueue::new();
         let warmup = SimTime::from_secs_f64(scenario.warmup_s);
         let mut conns = Vec::new();
+        let end = SimTime::from_secs_f64(scenario.duration_s);
         for (f, spec) in scenario.flows.iter().enumerate() {
             let mut start_rng =
                 RandomStream::derive(scenario.seed, f as u64, StreamPurpose::FlowStart);
+            let spread = COPY_START_SPREAD.min(SimTime(
+                end.saturating_sub(SimTime::from_secs_f64(spec.start_s)).0 / 2,
+            ));
             for k in 0..spec.count {
                 let id = if spec.count == 1 {
                     spec.id.clone()
@@ -52,7 +57,7 @@ impl<'s> Simulator<'s> {
                 };
                 let mut start = SimTime::from_secs_f64(spec.start_s);
                 if spec.count > 1 {
-                    start += SimTime((start_rng.uniform() * COPY_START_SPREAD.0 as f64) as u64);
+                    start += SimTime((start_rng.uniform() * spread.0 as f64) as u64);
                 }
                 let routes: Vec<_> = spec.paths.iter().map(|p| net.add_path(p)).collect();
                 let index = conns.len() as u32;

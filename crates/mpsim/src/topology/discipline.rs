@@ -46,7 +46,7 @@ impl QueueDiscipline {
     ) -> QueueDiscipline {
         let limit = match spec {
             None => {
-                let bdp_bytes = rate.bytes_in(SimTime(2 * delay.0));
+                let bdp_bytes = rate.bytes_in(SimTime(delay.0.saturating_mul(2)));
                 let packets = ((bdp_bytes / FULL_PACKET as f64).ceil() as u64).max(10);
                 BufferLimit::Packets(packets)
             }

@@ -187,7 +187,7 @@ impl Network {
             hops.push(Hop::Delay(self.delay_line(pending)));
         }
         let rtt = pairs.iter().fold(SimTime::ZERO, |acc, &p| {
-            acc + SimTime(2 * self.pairs[p].delay.0)
+            acc + SimTime(self.pairs[p].delay.0.saturating_mul(2))
         });
         let fwd_id = self.route(forward);
         let rev_id = self.route(hops);

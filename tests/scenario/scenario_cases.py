@@ -91,6 +91,28 @@ SEMANTIC: list[Bad] = [
         "expected a start before duration_s = 30 s, got 30",
     ),
     Bad(
+        "more subflows than a run holds",
+        flow(count=6251, paths=[["a"]] * 32),
+        "flows[0].count",
+        "expected at most 200000 subflows in all (a path of each flow), got 200032 with this entry",
+    ),
+    Bad(
+        # Each block's latency is kept: 23 million blocks took 720 MB.
+        "more blocks than a run holds",
+        lambda d: d["flows"].append(
+            {
+                "id": "g",
+                "protocol": "tcp",
+                "paths": [["a"]],
+                "count": 2,
+                "app": {"kind": "blocks", "block_bytes": 3},
+            }
+        ),
+        "flows[1].app.block_bytes",
+        "expected at most 10000000 blocks in all (each one's latency is kept), but the paths can "
+        "carry 20000000 with this entry in duration_s; use larger blocks",
+    ),
+    Bad(
         "more flows than a run holds",
         lambda d: d["flows"].append(
             {"id": "g", "protocol": "tcp", "paths": [["a"]], "count": 100_000}
@@ -109,7 +131,14 @@ SEMANTIC: list[Bad] = [
         "warm-up as long as the run",
         top(warmup_s=30),
         "warmup_s",
-        "expected a warm-up shorter than duration_s = 30 s, got 30",
+        "expected a warm-up at least 0.001 s shorter than duration_s = 30 s, got 30",
+    ),
+    Bad(
+        # Its measured period rounded to no time: every rate of the report was NaN.
+        "warm-up leaving less than the shortest run",
+        top(duration_s=1.0, warmup_s=0.9999999999),
+        "warmup_s",
+        "expected a warm-up at least 0.001 s shorter than duration_s = 1 s, got 0.9999999999",
     ),
     Bad(
         # It rounded to no time at all: the run took sample after sample at one instant until
@@ -159,6 +188,33 @@ SEMANTIC: list[Bad] = [
         link(loss=2.5e17),
         "links[0].loss",
         "expected a probability in [0, 1), got 2.5e17",
+    ),
+    Bad(
+        # A full packet took no time on the clock: over a link of no delay the window went
+        # round at one instant and the run never ended.
+        "capacity beyond the clock",
+        link(capacity_mbps=1e8, delay_ms=0),
+        "links[0].capacity_mbps",
+        "expected a capacity of at most 200000 Mbit/s (the nanosecond clock times a full packet "
+        "to within 1 % up to there), got 100000000",
+    ),
+    Bad(
+        "reverse capacity below a bit per second",
+        link(reverse_capacity_mbps=5e-324),
+        "links[0].reverse_capacity_mbps",
+        "expected a capacity of at least 1e-6 Mbit/s (1 bit/s), got 5e-324",
+    ),
+    Bad(
+        "control character in a link id",
+        link(id="a\x1b[2J"),
+        "links[0].id",
+        "expected an id without control characters",
+    ),
+    Bad(
+        "control character in a flow id",
+        flow(id="f\n"),
+        "flows[0].id",
+        "expected an id without control characters",
     ),
     Bad(
         "zero capacity",
@@ -234,6 +290,12 @@ SEMANTIC: list[Bad] = [
         link(reverse_capacity_mbps=1, reverse_queue={"kind": "droptail"}),
         "links[0].reverse_queue",
         "a droptail queue takes exactly one of packets, bytes or ms",
+    ),
+    Bad(
+        "RED thresholds above its buffer",
+        link(queue=_red(min_packets=100, max_packets=200, limit_packets=50)),
+        "links[0].queue.min_packets",
+        "expected a threshold below limit_packets (50), or RED never drops early, got 100",
     ),
     Bad(
         "RED negative min",
@@ -324,10 +386,38 @@ SEMANTIC: list[Bad] = [
         'rcvbuf = "auto" takes rcvbuf_max_bytes, not rcvbuf_bytes',
     ),
     Bad(
+        # Named where the document has it, not at a field it lacks.
         "fixed buffer without size",
         flow(rcvbuf="fixed"),
-        "flows[0].rcvbuf_bytes",
+        "flows[0].rcvbuf",
         'rcvbuf = "fixed" needs rcvbuf_bytes',
+    ),
+    Bad(
+        "cap of a fixed receive buffer",
+        flow(rcvbuf_bytes=100_000, rcvbuf_max_bytes=5000),
+        "flows[0].rcvbuf_max_bytes",
+        'a fixed receive buffer (rcvbuf_bytes) takes no cap; rcvbuf_max_bytes caps rcvbuf = "auto"',
+    ),
+    Bad(
+        "cap of a fixed send buffer",
+        flow(sndbuf_bytes=100_000, sndbuf_max_bytes=5000),
+        "flows[0].sndbuf_max_bytes",
+        "a fixed send buffer (sndbuf_bytes) takes no cap; sndbuf_max_bytes caps the auto-tuned one",
+    ),
+    Bad(
+        # The writer filled it skb by skb: the run took weeks.
+        "send buffer beyond Linux's",
+        flow(sndbuf_bytes=2**64 - 1),
+        "flows[0].sndbuf_bytes",
+        "expected at most 2147483647 bytes (Linux's socket buffer sizes are 32-bit ints), "
+        "got 18446744073709551615",
+    ),
+    Bad(
+        "receive buffer cap beyond Linux's",
+        flow(rcvbuf_max_bytes=2**31),
+        "flows[0].rcvbuf_max_bytes",
+        "expected at most 2147483647 bytes (Linux's socket buffer sizes are 32-bit ints), "
+        "got 2147483648",
     ),
     Bad(
         "receive buffer below a segment",
@@ -442,6 +532,15 @@ STRUCTURAL: list[Bad] = [
 GOOD: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("base", lambda d: None),
     ("loss just below one", link(loss=0.999)),
+    (
+        "the fastest and slowest links",
+        lambda d: (
+            d["links"][0].update(capacity_mbps=2e5, delay_ms=0)
+            or d["links"][1].update(capacity_mbps=1e-6)
+        ),
+    ),
+    ("buffers of Linux's largest", flow(sndbuf_bytes=2**31 - 1, rcvbuf_max_bytes=2**31 - 1)),
+    ("blocks up to the run's limit", flow(app={"kind": "blocks", "block_bytes": 4})),
     ("zero-size ms queue", link(queue={"kind": "droptail", "ms": 0})),
     ("RED with max_p one", link(queue=_red(max_p=1.0, gentle=False, instantaneous=True))),
     (

@@ -152,3 +152,13 @@ def test_messages_for_enums_and_types() -> None:
     assert "'droptail', 'red'" in message
     message = _first_issue(scenario(lambda d: d["links"][0].pop("delay_ms")))[1]
     assert message.startswith("missing field 'delay_ms': One-way propagation delay")
+    # JSON's null by its own name, not Python's; a number of hundreds of digits by its first
+    # few and its size.
+    message = _first_issue(scenario(lambda d: d["links"][0].update(capacity_mbps=None)))[1]
+    assert message == "expected a number, got null"
+    message = _first_issue(scenario(lambda d: d["flows"][0].update(tcp=None)))[1]
+    assert message == "expected a table, got null"
+    message = _first_issue(scenario(lambda d: d["links"][0].update(capacity_mbps=10**400)))[1]
+    assert message == "expected a number, got 1e400"
+    message = _first_issue(scenario(lambda d: d["links"][0].update(id=-123456789 * 10**30)))[1]
+    assert message == "expected a string, got -1.23456789e38"

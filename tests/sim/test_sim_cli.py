@@ -355,3 +355,31 @@ def test_no_fair_share_column_when_a_flow_starts_inside_the_measurement(
     code, out, err = run_cli(["sim", str(path), "--duration", "8"], capsys, monkeypatch)
     assert code == 0, err
     assert "goodput" in out and "fair" not in out
+
+
+@needs_engine
+def test_the_fastest_and_slowest_links_get_their_fair_shares(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # Capacities 11 orders of magnitude apart, shared by a population and a single flow: the
+    # fair shares' linear program once failed on such numbers and the table ended in a
+    # traceback.
+    path = tmp_path / "extremes.toml"
+    path.write_text(
+        "duration_s = 0.01\n"
+        '[[links]]\nid = "fast"\ncapacity_mbps = 2e5\ndelay_ms = 0\n'
+        '[[links]]\nid = "slow"\ncapacity_mbps = 1e-6\ndelay_ms = 1\n'
+        '[[flows]]\nid = "f"\nprotocol = "mptcp"\npaths = [["fast"], ["slow"]]\ncount = 3\n'
+        '[[flows]]\nid = "g"\nprotocol = "tcp"\npaths = [["slow"]]\n'
+    )
+    code, out, err = run_cli(["sim", str(path)], capsys, monkeypatch)
+    assert code == 0, err
+    rows = {r[0]: r for r in (line.split() for line in out.splitlines()) if r[:1]}
+    payload_mbps = 2e5 * 1448 / 1500
+    # Each user's fair share is a third of the fast link's payload rate, the TCP flow's the
+    # slow link's; together the users carry no more than the fast link can.
+    for user in ("f#0", "f#1", "f#2"):
+        assert float(rows[user][4].replace(",", "")) == pytest.approx(payload_mbps / 3, rel=1e-6)
+    assert float(rows["g"][4].replace(",", "")) == pytest.approx(0.0, abs=1e-3)
+    carried = sum(float(rows[u][3].replace(",", "")) for u in ("f#0", "f#1", "f#2"))
+    assert carried <= payload_mbps * 1.01

@@ -69,8 +69,8 @@ def test_set_fields_run_what_the_edited_file_runs(tmp_path: Path, run_cli: CliRu
         ("flows[0].cc", "error: --set: expected PATH=VALUE"),
         (
             "duration_s=4",
-            f"error: {LOSSY}: warmup_s: expected a warm-up shorter than duration_s = 4 s, got 5 "
-            "(with --set duration_s=4)",
+            f"error: {LOSSY}: warmup_s: expected a warm-up at least 0.001 s shorter than "
+            "duration_s = 4 s, got 5 (with --set duration_s=4)",
         ),
     ],
 )

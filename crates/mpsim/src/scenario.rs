@@ -490,6 +490,27 @@ fn within_clock_ms(v: f64, field: String, what: &str) -> Result<(), ScenarioErro
     Ok(())
 }
 
+/// Fastest link, Mbit/s: a full packet takes 60 ns at 200 Gbit/s, which the nanosecond clock
+/// rounds by at most 0.8 %. Faster, the rounding grows (at 10 Tbit/s a packet's 1.2 ns became
+/// 1 and the link carried 20 % more than its rate), and past 24 Tbit/s a packet takes no time:
+/// over a link of no delay a window went round at one instant and the run never advanced.
+pub const MAX_CAPACITY_MBPS: f64 = 2e5;
+/// Slowest link, Mbit/s: one bit per second (a full packet takes 3 h 20 min). Slower rates only
+/// mean no packet in the run, and the fair shares' linear program fails on them.
+pub const MIN_CAPACITY_MBPS: f64 = 1e-6;
+
+/// Largest socket buffer, bytes: Linux keeps its buffer sizes in 32-bit ints (`sk_sndbuf`,
+/// `sk_rcvbuf`), and a writer filling a larger send buffer skb by skb would take hours.
+pub const MAX_BUFFER_BYTES: u64 = i32::MAX as u64;
+
+/// Most blocks a run's `blocks` applications can complete, from their paths' capacities: each
+/// block's latency is kept for exact percentiles (16 bytes each, more while in flight), and
+/// blocks of a few bytes over a fast path would fill the memory.
+pub const MAX_BLOCKS: f64 = 1e7;
+
+/// Most subflows of a run, counting each path of each of a flow entry's `count`.
+pub const MAX_SUBFLOWS: u64 = 200_000;
+
 /// Shortest run, seconds: below a millisecond no packet crosses a link of the scenario's kind
 /// and the rates of the report divide by a period that rounds to nothing.
 pub const MIN_DURATION_S: f64 = 1e-3;
@@ -506,6 +527,39 @@ pub const MIN_TRACE_INTERVAL_MS: f64 = 1e-6;
 fn positive(v: f64, field: String, what: &str) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
         return Err(err(field, format!("expected {what} > 0, got {}", Num(v))));
+    }
+    Ok(())
+}
+
+fn capacity(v: f64, field: String) -> Result<(), ScenarioError> {
+    positive(v, field.clone(), "a capacity in Mbit/s")?;
+    if v > MAX_CAPACITY_MBPS {
+        return Err(err(
+            field,
+            format!(
+                "expected a capacity of at most {} Mbit/s (the nanosecond clock times a full \
+                 packet to within 1 % up to there), got {}",
+                Num(MAX_CAPACITY_MBPS),
+                Num(v)
+            ),
+        ));
+    }
+    if v < MIN_CAPACITY_MBPS {
+        return Err(err(
+            field,
+            format!(
+                "expected a capacity of at least {} Mbit/s (1 bit/s), got {}",
+                Num(MIN_CAPACITY_MBPS),
+                Num(v)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn plain_id(id: &str, field: String) -> Result<(), ScenarioError> {
+    if id.chars().any(char::is_control) {
+        return Err(err(field, "expected an id without control characters"));
     }
     Ok(())
 }
@@ -547,11 +601,14 @@ impl Scenario {
             ));
         }
         finite_at_least(self.warmup_s, 0.0, "warmup_s".into(), "seconds ≥ 0")?;
-        if self.warmup_s >= self.duration_s {
+        // What is measured lasts at least as long as the shortest run, or its rates divide by
+        // a period that rounds to nothing.
+        if self.duration_s - self.warmup_s < MIN_DURATION_S {
             return Err(err(
                 "warmup_s",
                 format!(
-                    "expected a warm-up shorter than duration_s = {} s, got {}",
+                    "expected a warm-up at least {} s shorter than duration_s = {} s, got {}",
+                    Num(MIN_DURATION_S),
                     Num(self.duration_s),
                     Num(self.warmup_s)
                 ),
@@ -584,10 +641,11 @@ impl Scenario {
             if l.id.is_empty() {
                 return Err(err(f("id"), "expected a non-empty link id"));
             }
+            plain_id(&l.id, f("id"))?;
             if !ids.insert(l.id.as_str()) {
                 return Err(err(f("id"), format!("link id '{}' is used twice", l.id)));
             }
-            positive(l.capacity_mbps, f("capacity_mbps"), "a capacity in Mbit/s")?;
+            capacity(l.capacity_mbps, f("capacity_mbps"))?;
             finite_at_least(l.delay_ms, 0.0, f("delay_ms"), "a delay in ms ≥ 0")?;
             within_clock_ms(l.delay_ms, f("delay_ms"), "a delay")?;
             if !(0.0..1.0).contains(&l.loss) {
@@ -599,7 +657,7 @@ impl Scenario {
             finite_at_least(l.jitter_ms, 0.0, f("jitter_ms"), "a jitter in ms ≥ 0")?;
             within_clock_ms(l.jitter_ms, f("jitter_ms"), "a jitter")?;
             if let Some(c) = l.reverse_capacity_mbps {
-                positive(c, f("reverse_capacity_mbps"), "a capacity in Mbit/s")?;
+                capacity(c, f("reverse_capacity_mbps"))?;
             }
             if let Some(q) = &l.queue {
                 q.validate(&f("queue"))?;
@@ -616,11 +674,14 @@ impl Scenario {
         }
         let mut flow_ids = BTreeSet::new();
         let mut flows = 0u64;
+        let mut subflows = 0u64;
+        let mut blocks = 0.0;
         for (i, fl) in self.flows.iter().enumerate() {
             let f = |name: &str| format!("flows[{i}].{name}");
             if fl.id.is_empty() || fl.id.contains('#') {
                 return Err(err(f("id"), "expected a non-empty flow id without '#'"));
             }
+            plain_id(&fl.id, f("id"))?;
             if !flow_ids.insert(fl.id.as_str()) {
                 return Err(err(f("id"), format!("flow id '{}' is used twice", fl.id)));
             }
@@ -674,12 +735,24 @@ impl Scenario {
                     ))
                 }
                 (Some(BufferMode::Fixed), None) => {
-                    return Err(err(
-                        f("rcvbuf_bytes"),
-                        "rcvbuf = \"fixed\" needs rcvbuf_bytes",
-                    ))
+                    return Err(err(f("rcvbuf"), "rcvbuf = \"fixed\" needs rcvbuf_bytes"))
                 }
                 _ => {}
+            }
+            // A cap applies to a buffer that grows; a fixed one would silently ignore it.
+            if fl.rcvbuf_mode() == BufferMode::Fixed && fl.rcvbuf_max_bytes.is_some() {
+                return Err(err(
+                    f("rcvbuf_max_bytes"),
+                    "a fixed receive buffer (rcvbuf_bytes) takes no cap; rcvbuf_max_bytes caps \
+                     rcvbuf = \"auto\"",
+                ));
+            }
+            if fl.sndbuf_bytes.is_some() && fl.sndbuf_max_bytes.is_some() {
+                return Err(err(
+                    f("sndbuf_max_bytes"),
+                    "a fixed send buffer (sndbuf_bytes) takes no cap; sndbuf_max_bytes caps the \
+                     auto-tuned one",
+                ));
             }
             for (name, v) in [
                 ("rcvbuf_bytes", fl.rcvbuf_bytes),
@@ -694,6 +767,15 @@ impl Scenario {
                             format!("expected at least one segment ({MSS_BYTES} bytes), got {v}"),
                         ));
                     }
+                    if v > MAX_BUFFER_BYTES {
+                        return Err(err(
+                            f(name),
+                            format!(
+                                "expected at most {MAX_BUFFER_BYTES} bytes (Linux's socket \
+                                 buffer sizes are 32-bit ints), got {v}"
+                            ),
+                        ));
+                    }
                 }
             }
             if fl.count == 0 {
@@ -705,6 +787,16 @@ impl Scenario {
                     f("count"),
                     format!(
                         "expected at most {MAX_FLOWS} flows in all, got {flows} with this entry"
+                    ),
+                ));
+            }
+            subflows += u64::from(fl.count) * fl.paths.len() as u64;
+            if subflows > MAX_SUBFLOWS {
+                return Err(err(
+                    f("count"),
+                    format!(
+                        "expected at most {MAX_SUBFLOWS} subflows in all (a path of each \
+                         flow), got {subflows} with this entry"
                     ),
                 ));
             }
@@ -738,6 +830,21 @@ impl Scenario {
                 AppSpec::Blocks { block_bytes: 0 } => {
                     return Err(err(f("app.block_bytes"), "expected a block size ≥ 1 byte"))
                 }
+                AppSpec::Blocks { block_bytes } => {
+                    blocks += self.blocks_at_most(fl, block_bytes);
+                    if blocks > MAX_BLOCKS {
+                        return Err(err(
+                            f("app.block_bytes"),
+                            format!(
+                                "expected at most {} blocks in all (each one's latency is \
+                                 kept), but the paths can carry {} with this entry in \
+                                 duration_s; use larger blocks",
+                                Num(MAX_BLOCKS),
+                                Num(blocks.ceil())
+                            ),
+                        ));
+                    }
+                }
                 AppSpec::Size { bytes: 0 } => {
                     return Err(err(f("app.bytes"), "expected a transfer size ≥ 1 byte"))
                 }
@@ -763,6 +870,22 @@ impl Scenario {
             }
         }
         self.validate_trace_size()
+    }
+
+    /// How many blocks of `block_bytes` a flow entry could complete in the run: its users'
+    /// paths at their narrowest links' rates, packet headers aside, for the whole duration.
+    fn blocks_at_most(&self, fl: &FlowSpec, block_bytes: u64) -> f64 {
+        let rate_mbps: f64 = fl
+            .paths
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .filter_map(|hop| self.links.iter().find(|l| &l.id == hop))
+                    .map(|l| l.capacity_mbps)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .sum();
+        f64::from(fl.count) * rate_mbps * 1e6 / 8.0 * self.duration_s / block_bytes as f64
     }
 
     /// The sampled traces fit in memory: one value per series and sample, the series being each
@@ -859,6 +982,17 @@ impl QueueSpec {
                 }
                 if *limit_packets == 0 {
                     return Err(err(format!("{field}.limit_packets"), "expected ≥ 1 packet"));
+                }
+                // The average never exceeds the buffer: at or above it, RED never drops early.
+                if *min_packets >= *limit_packets as f64 {
+                    return Err(err(
+                        format!("{field}.min_packets"),
+                        format!(
+                            "expected a threshold below limit_packets ({limit_packets}), or RED \
+                             never drops early, got {}",
+                            Num(*min_packets)
+                        ),
+                    ));
                 }
                 Ok(())
             }

@@ -10,8 +10,10 @@ fn queue() -> impl Strategy<Value = Value> {
         (1u64..300).prop_map(|p| json!({"kind": "droptail", "packets": p})),
         (1500u64..400_000).prop_map(|b| json!({"kind": "droptail", "bytes": b})),
         (0.0f64..500.0).prop_map(|ms| json!({"kind": "droptail", "ms": ms})),
-        (1.0f64..30.0, 1.5f64..3.0, 0.01f64..1.0, 10u64..300).prop_map(|(min, k, p, lim)| json!({
-            "kind": "red", "min_packets": min, "max_packets": min * k, "max_p": p, "limit_packets": lim
+        // The buffer above min_packets, or RED never drops early (refused as invalid).
+        (1.0f64..30.0, 1.5f64..3.0, 0.01f64..1.0, 1u64..300).prop_map(|(min, k, p, above)| json!({
+            "kind": "red", "min_packets": min, "max_packets": min * k, "max_p": p,
+            "limit_packets": min.ceil() as u64 + above
         })),
     ]
 }
@@ -39,7 +41,8 @@ fn flow(i: usize, nlinks: usize) -> impl Strategy<Value = Value> {
         proptest::option::of(2000u64..2_000_000),
         prop_oneof![
             Just(json!({"kind": "bulk"})),
-            (1u64..100_000).prop_map(|b| json!({"kind": "blocks", "block_bytes": b})),
+            // Blocks small enough to be many, within the run's limit of their number.
+            (200u64..100_000).prop_map(|b| json!({"kind": "blocks", "block_bytes": b})),
             (1u64..3_000_000).prop_map(|b| json!({"kind": "size", "bytes": b})),
         ],
         1u32..3,

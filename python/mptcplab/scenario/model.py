@@ -14,11 +14,13 @@ a list of :class:`Issue` (document location, dotted field, message saying what w
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import math
 import types
 import typing
+import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
@@ -125,6 +127,16 @@ def _invalid(field: str, message: str) -> PydanticCustomError:
 MAX_DELAY_MS = MAX_DURATION_S * 1e3
 # Most flows of a run, each of an entry's `count` counted (scenario.rs, MAX_FLOWS).
 MAX_FLOWS = 100_000
+# Most subflows of a run, a path of each flow (scenario.rs, MAX_SUBFLOWS).
+MAX_SUBFLOWS = 200_000
+# Fastest and slowest link, Mbit/s (scenario.rs, MAX_CAPACITY_MBPS, MIN_CAPACITY_MBPS): the
+# nanosecond clock times a full packet to within 1 %; one bit per second.
+MAX_CAPACITY_MBPS = 2e5
+MIN_CAPACITY_MBPS = 1e-6
+# Largest socket buffer, bytes: Linux's are 32-bit ints (scenario.rs, MAX_BUFFER_BYTES).
+MAX_BUFFER_BYTES = 2**31 - 1
+# Most blocks the blocks applications can complete in a run (scenario.rs, MAX_BLOCKS).
+MAX_BLOCKS = 1e7
 # Most trace samples of a run over every series, 8 bytes each (scenario.rs, MAX_TRACE_VALUES).
 MAX_TRACE_VALUES = 5e7
 # Shortest trace interval, ms: the clock's nanosecond (scenario.rs, MIN_TRACE_INTERVAL_MS).
@@ -150,11 +162,35 @@ def _positive(v: float, field: str, what: str) -> None:
         raise _invalid(field, f"expected {what} > 0, got {_num(v)}")
 
 
+def _capacity(v: float, field: str) -> None:
+    _positive(v, field, "a capacity in Mbit/s")
+    if v > MAX_CAPACITY_MBPS:
+        raise _invalid(
+            field,
+            f"expected a capacity of at most {_num(MAX_CAPACITY_MBPS)} Mbit/s (the nanosecond "
+            f"clock times a full packet to within 1 % up to there), got {_num(v)}",
+        )
+    if v < MIN_CAPACITY_MBPS:
+        raise _invalid(
+            field,
+            f"expected a capacity of at least {_num(MIN_CAPACITY_MBPS)} Mbit/s (1 bit/s), "
+            f"got {_num(v)}",
+        )
+
+
+def _plain_id(value: str, field: str) -> None:
+    # What Rust's char::is_control calls a control character: Unicode's category Cc.
+    if any(unicodedata.category(c) == "Cc" for c in value):
+        raise _invalid(field, "expected an id without control characters")
+
+
 # ---- queues -------------------------------------------------------------------------------
 
 
 class DropTailQueue(_Tagged):
-    """Tail drop; exactly one of ``packets``, ``bytes`` or ``ms``."""
+    """Tail drop; exactly one of ``packets``, ``bytes`` or ``ms``. The capacity counts the
+    packet being sent, and an empty queue always takes one: a size below one packet, 0 among
+    them, is a link without a buffer."""
 
     kind: Literal["droptail"] = "droptail"
     packets: U64 | None = None
@@ -208,6 +244,13 @@ class RedQueue(_Tagged):
             raise _invalid("weight", f"expected an EWMA weight in (0, 1], got {_num(self.weight)}")
         if self.limit_packets == 0:
             raise _invalid("limit_packets", "expected ≥ 1 packet")
+        # The average never exceeds the buffer: at or above it, RED never drops early.
+        if self.min_packets >= self.limit_packets:
+            raise _invalid(
+                "min_packets",
+                f"expected a threshold below limit_packets ({self.limit_packets}), or RED never "
+                f"drops early, got {_num(self.min_packets)}",
+            )
         return self
 
 
@@ -375,7 +418,8 @@ class LinkSpec(_Model):
     def _check(self) -> LinkSpec:
         if not self.id:
             raise _invalid("id", "expected a non-empty link id")
-        _positive(self.capacity_mbps, "capacity_mbps", "a capacity in Mbit/s")
+        _plain_id(self.id, "id")
+        _capacity(self.capacity_mbps, "capacity_mbps")
         _finite_at_least(self.delay_ms, 0.0, "delay_ms", "a delay in ms ≥ 0")
         _within_clock_ms(self.delay_ms, "delay_ms", "a delay")
         if not (0.0 <= self.loss < 1.0):
@@ -383,7 +427,7 @@ class LinkSpec(_Model):
         _finite_at_least(self.jitter_ms, 0.0, "jitter_ms", "a jitter in ms ≥ 0")
         _within_clock_ms(self.jitter_ms, "jitter_ms", "a jitter")
         if self.reverse_capacity_mbps is not None:
-            _positive(self.reverse_capacity_mbps, "reverse_capacity_mbps", "a capacity in Mbit/s")
+            _capacity(self.reverse_capacity_mbps, "reverse_capacity_mbps")
         if self.reverse_queue is not None and self.reverse_capacity_mbps is None:
             raise _invalid("reverse_queue", "a reverse queue needs reverse_capacity_mbps")
         return self
@@ -420,7 +464,9 @@ class FlowSpec(_Model):
     # No lower bound here: _check_count says a count ≥ 1 for any value below, zero and negative
     # alike (a bound of 0 here said "a value ≥ 0" for -1, then 0 was refused).
     count: Annotated[int, Field(le=_U32_MAX)] = 1
-    """Number of identical flows; they appear as ``id#0`` … ``id#N-1``. Default 1."""
+    """Number of identical flows; they appear as ``id#0`` … ``id#N-1`` and the simulator starts
+    them at random within 0.1 s after ``start_s`` (within half the time left, when less), so
+    that they do not move in lock-step. Default 1."""
     app: AppSpec = Field(default_factory=BulkApp)
     """What the application does: ``bulk`` (default), ``blocks`` or ``size``."""
     start_s: float = 0.0
@@ -458,6 +504,7 @@ class FlowSpec(_Model):
     def _check(self) -> FlowSpec:
         if not self.id or "#" in self.id:
             raise _invalid("id", "expected a non-empty flow id without '#'")
+        _plain_id(self.id, "id")
         if not self.paths:
             raise _invalid("paths", "expected at least one path (a list of link ids)")
         if self.protocol == "tcp" and len(self.paths) != 1:
@@ -480,11 +527,30 @@ class FlowSpec(_Model):
                 "rcvbuf_bytes", 'rcvbuf = "auto" takes rcvbuf_max_bytes, not rcvbuf_bytes'
             )
         if self.rcvbuf == "fixed" and self.rcvbuf_bytes is None:
-            raise _invalid("rcvbuf_bytes", 'rcvbuf = "fixed" needs rcvbuf_bytes')
+            raise _invalid("rcvbuf", 'rcvbuf = "fixed" needs rcvbuf_bytes')
+        # A cap applies to a buffer that grows; a fixed one would silently ignore it.
+        if self.rcvbuf_mode() == "fixed" and self.rcvbuf_max_bytes is not None:
+            raise _invalid(
+                "rcvbuf_max_bytes",
+                "a fixed receive buffer (rcvbuf_bytes) takes no cap; rcvbuf_max_bytes caps "
+                'rcvbuf = "auto"',
+            )
+        if self.sndbuf_bytes is not None and self.sndbuf_max_bytes is not None:
+            raise _invalid(
+                "sndbuf_max_bytes",
+                "a fixed send buffer (sndbuf_bytes) takes no cap; sndbuf_max_bytes caps the "
+                "auto-tuned one",
+            )
         for name in ("rcvbuf_bytes", "rcvbuf_max_bytes", "sndbuf_bytes", "sndbuf_max_bytes"):
             v = getattr(self, name)
             if v is not None and v < MSS_BYTES:
                 raise _invalid(name, f"expected at least one segment ({MSS_BYTES} bytes), got {v}")
+            if v is not None and v > MAX_BUFFER_BYTES:
+                raise _invalid(
+                    name,
+                    f"expected at most {MAX_BUFFER_BYTES} bytes (Linux's socket buffer sizes are "
+                    f"32-bit ints), got {v}",
+                )
         _finite_at_least(self.start_s, 0.0, "start_s", "seconds ≥ 0")
         if self.stop_s is not None and not (
             math.isfinite(self.stop_s) and self.stop_s > self.start_s
@@ -568,11 +634,13 @@ class Scenario(_Model):
                 f"got {_num(self.duration_s)}",
             )
         _finite_at_least(self.warmup_s, 0.0, "warmup_s", "seconds ≥ 0")
-        if self.warmup_s >= self.duration_s:
+        # What is measured lasts at least as long as the shortest run, or its rates divide by a
+        # period that rounds to nothing.
+        if self.duration_s - self.warmup_s < MIN_DURATION_S:
             raise _invalid(
                 "warmup_s",
-                f"expected a warm-up shorter than duration_s = {_num(self.duration_s)} s, "
-                f"got {_num(self.warmup_s)}",
+                f"expected a warm-up at least {_num(MIN_DURATION_S)} s shorter than duration_s = "
+                f"{_num(self.duration_s)} s, got {_num(self.warmup_s)}",
             )
         _positive(self.trace_interval_ms, "trace_interval_ms", "milliseconds")
         if self.trace_interval_ms < MIN_TRACE_INTERVAL_MS:
@@ -592,7 +660,8 @@ class Scenario(_Model):
             link_ids.add(link.id)
         known = ", ".join(sorted(link_ids))
         flow_ids: set[str] = set()
-        flows = 0
+        flows = subflows = 0
+        blocks = 0.0
         for i, flow in enumerate(self.flows):
             if flow.id in flow_ids:
                 raise _invalid(f"flows[{i}].id", f"flow id '{flow.id}' is used twice")
@@ -602,6 +671,13 @@ class Scenario(_Model):
                 raise _invalid(
                     f"flows[{i}].count",
                     f"expected at most {MAX_FLOWS} flows in all, got {flows} with this entry",
+                )
+            subflows += flow.count * len(flow.paths)
+            if subflows > MAX_SUBFLOWS:
+                raise _invalid(
+                    f"flows[{i}].count",
+                    f"expected at most {MAX_SUBFLOWS} subflows in all (a path of each flow), "
+                    f"got {subflows} with this entry",
                 )
             if flow.start_s >= self.duration_s:
                 raise _invalid(
@@ -616,8 +692,27 @@ class Scenario(_Model):
                             f"flows[{i}].paths[{p}][{h}]",
                             f"unknown link '{hop}'; links are: {known}",
                         )
+            if isinstance(flow.app, BlocksApp):
+                blocks += self._blocks_at_most(flow, flow.app.block_bytes)
+                if blocks > MAX_BLOCKS:
+                    carried = _num(float(math.ceil(blocks)))
+                    raise _invalid(
+                        f"flows[{i}].app.block_bytes",
+                        f"expected at most {_num(MAX_BLOCKS)} blocks in all (each one's latency "
+                        f"is kept), but the paths can carry {carried} with this entry in "
+                        "duration_s; use larger blocks",
+                    )
         self._check_trace_size()
         return self
+
+    def _blocks_at_most(self, flow: FlowSpec, block_bytes: int) -> float:
+        """How many blocks of ``block_bytes`` a flow entry could complete in the run
+        (scenario.rs, blocks_at_most): its users' paths at their narrowest links' rates."""
+        capacity = {link.id: link.capacity_mbps for link in self.links}
+        rate_mbps = 0.0
+        for path in flow.paths:
+            rate_mbps += min((capacity[hop] for hop in path), default=math.inf)
+        return float(flow.count) * rate_mbps * 1e6 / 8.0 * self.duration_s / float(block_bytes)
 
     def _check_trace_size(self) -> None:
         """The sampled traces fit in memory (scenario.rs, validate_trace_size)."""
@@ -722,10 +817,19 @@ def _document_loc(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
 
 
 def _show(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else _num(value)
+    if isinstance(value, int) and abs(value) >= 10**21:
+        # Dozens of digits say less than their first few and their count.
+        with contextlib.suppress(OverflowError):
+            return _num(float(value))
+        digits = str(abs(value))
+        mantissa = f"{digits[0]}.{digits[1:7]}".rstrip("0").rstrip(".")
+        return f"{'-' if value < 0 else ''}{mantissa}e{len(digits) - 1}"
     if isinstance(value, int | str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dict):

@@ -2,8 +2,9 @@
 //! types), one TUN device per host interface, and the route of every (source, destination)
 //! address pair as a list of link directions.
 
-use mpsim::scenario::LinkSpec;
+use mpsim::scenario::{LinkSpec, MAX_DELAY_MS, MIN_TRACE_INTERVAL_MS};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
@@ -72,20 +73,27 @@ pub struct Route {
 }
 
 impl Config {
-    /// Check what serde cannot: known link ids, known destination addresses, unique routes.
+    /// Check what serde cannot: each link by the simulator's own rules (the network is built
+    /// with the simulator's queue disciplines, which trust them), unique link ids, known
+    /// destination addresses, unique routes.
     pub fn validate(&self) -> Result<(), String> {
         if self.links.is_empty() {
             return Err("links: expected at least one link".into());
         }
+        let mut ids = BTreeSet::new();
         for (i, l) in self.links.iter().enumerate() {
-            if !(l.capacity_mbps.is_finite() && l.capacity_mbps > 0.0) {
-                return Err(format!("links[{i}].capacity_mbps: expected > 0"));
+            if l.id.is_empty() {
+                return Err(format!("links[{i}].id: expected a non-empty link id"));
             }
-            if !(l.delay_ms.is_finite() && l.delay_ms >= 0.0) {
-                return Err(format!("links[{i}].delay_ms: expected ≥ 0"));
+            // Routes name links by id: a second link of the same id would silently take the
+            // routes of the first.
+            if !ids.insert(l.id.as_str()) {
+                return Err(format!("links[{i}].id: link id '{}' is used twice", l.id));
             }
+            l.validate(i)
+                .map_err(|e| format!("{e} (link '{}')", l.id))?;
         }
-        let mut pairs = std::collections::BTreeSet::new();
+        let mut pairs = BTreeSet::new();
         for (i, r) in self.routes.iter().enumerate() {
             if r.hops.is_empty() {
                 return Err(format!("routes[{i}].hops: expected at least one hop"));
@@ -111,9 +119,155 @@ impl Config {
                 ));
             }
         }
-        if !(self.trace_interval_ms.is_finite() && self.trace_interval_ms > 0.0) {
-            return Err("trace_interval_ms: expected > 0".into());
+        // A shorter interval rounds to no time, and the loop would sample at every turn; a
+        // longer one would fall past the end of the clock.
+        if !(MIN_TRACE_INTERVAL_MS..=MAX_DELAY_MS).contains(&self.trace_interval_ms) {
+            return Err(format!(
+                "trace_interval_ms: expected milliseconds from {MIN_TRACE_INTERVAL_MS:e} to \
+                 {MAX_DELAY_MS:e}, got {:?}",
+                self.trace_interval_ms
+            ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpsim::scenario::QueueSpec;
+
+    fn config() -> Config {
+        let addr = Ipv4Addr::new(198, 18, 0, 1);
+        serde_json::from_value(serde_json::json!({
+            "links": [
+                {"id": "wifi", "capacity_mbps": 8.0, "delay_ms": 10.0},
+                {"id": "3g", "capacity_mbps": 2.0, "delay_ms": 75.0},
+            ],
+            "interfaces": [{"netns": "/dev/null", "name": "t0", "addresses": [addr]}],
+            "routes": [{
+                "src": addr,
+                "dst": addr,
+                "hops": [
+                    {"link": "wifi", "direction": "forward"},
+                    {"link": "3g", "direction": "reverse"},
+                ],
+            }],
+            "status_path": "/dev/null",
+        }))
+        .unwrap()
+    }
+
+    fn red(min: f64, max: f64, max_p: f64, weight: f64, limit: u64) -> Option<QueueSpec> {
+        Some(QueueSpec::Red {
+            min_packets: min,
+            max_packets: max,
+            max_p,
+            weight,
+            limit_packets: limit,
+            gentle: true,
+            instantaneous: false,
+        })
+    }
+
+    fn droptail(packets: Option<u64>, ms: Option<f64>) -> Option<QueueSpec> {
+        Some(QueueSpec::Droptail {
+            packets,
+            bytes: None,
+            ms,
+        })
+    }
+
+    #[test]
+    fn a_well_formed_configuration_passes() {
+        let mut cfg = config();
+        cfg.links[1].queue = red(5.0, 15.0, 0.1, 0.002, 100);
+        cfg.links[1].reverse_capacity_mbps = Some(1.0);
+        cfg.links[1].reverse_queue = droptail(None, Some(20.0));
+        assert_eq!(cfg.validate(), Ok(()));
+    }
+
+    /// Every link field the simulator refuses is refused here too, before the network is built
+    /// from it, with the field's path and the link's id in the message.
+    #[test]
+    fn each_invalid_link_field_is_named_with_its_link() {
+        type Edit = fn(&mut LinkSpec);
+        let cases: [(Edit, &str); 17] = [
+            (|l| l.loss = 1.5, "links[1].loss"),
+            (|l| l.loss = f64::NAN, "links[1].loss"),
+            (|l| l.loss = -0.2, "links[1].loss"),
+            (|l| l.jitter_ms = -5.0, "links[1].jitter_ms"),
+            (|l| l.jitter_ms = f64::NAN, "links[1].jitter_ms"),
+            (|l| l.capacity_mbps = 0.0, "links[1].capacity_mbps"),
+            // Beyond the nanosecond clock's range (MAX_DELAY_MS).
+            (|l| l.delay_ms = 2e13, "links[1].delay_ms"),
+            (
+                |l| l.reverse_capacity_mbps = Some(0.0),
+                "links[1].reverse_capacity_mbps",
+            ),
+            (
+                |l| l.reverse_capacity_mbps = Some(-3.0),
+                "links[1].reverse_capacity_mbps",
+            ),
+            (|l| l.queue = droptail(None, None), "links[1].queue"),
+            (
+                |l| l.queue = droptail(Some(10), Some(5.0)),
+                "links[1].queue",
+            ),
+            (
+                |l| l.queue = droptail(None, Some(f64::NAN)),
+                "links[1].queue.ms",
+            ),
+            (
+                |l| l.queue = red(15.0, 5.0, 0.1, 0.002, 100),
+                "links[1].queue.max_packets",
+            ),
+            (
+                |l| l.queue = red(5.0, 15.0, 7.0, 0.002, 100),
+                "links[1].queue.max_p",
+            ),
+            (
+                |l| l.queue = red(5.0, 15.0, 0.1, -1.0, 100),
+                "links[1].queue.weight",
+            ),
+            (
+                |l| l.queue = red(5.0, 15.0, 0.1, 0.002, 0),
+                "links[1].queue.limit_packets",
+            ),
+            // Without a reverse capacity there is no reverse queue to give it to.
+            (
+                |l| l.reverse_queue = droptail(Some(10), None),
+                "links[1].reverse_queue",
+            ),
+        ];
+        for (edit, field) in cases {
+            let mut cfg = config();
+            edit(&mut cfg.links[1]);
+            let e = cfg.validate().expect_err(field);
+            assert!(
+                e.starts_with(&format!("{field}: ")) && e.ends_with("(link '3g')"),
+                "{field}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_link_id_used_twice_is_refused() {
+        let mut cfg = config();
+        cfg.links[1].id = "wifi".into();
+        assert_eq!(
+            cfg.validate(),
+            Err("links[1].id: link id 'wifi' is used twice".into())
+        );
+    }
+
+    #[test]
+    fn a_trace_interval_the_clock_cannot_count_is_refused() {
+        for ms in [0.0, 1e-9, 1e300, f64::NAN] {
+            let mut cfg = config();
+            cfg.trace_interval_ms = ms;
+            let e = cfg.validate().expect_err("refused");
+            assert!(e.starts_with("trace_interval_ms: "), "{e}");
+        }
     }
 }

@@ -61,6 +61,18 @@ pub fn ipv4_pair(pkt: &[u8]) -> Option<(Ipv4Addr, Ipv4Addr)> {
     Some((src, dst))
 }
 
+/// The monotonic instant to arm the timer for, `spin` before the next event at `next`; None when
+/// that instant has come and the loop should busy-poll. Saturating: a wake-up near the clock's
+/// end (a sampling interval or a delay near its limit) must not wrap around to an instant in the
+/// past, which would wake the loop at once, at every turn.
+pub fn timer_deadline_ns(epoch_ns: u64, now: SimTime, next: SimTime, spin: SimTime) -> Option<u64> {
+    if next <= now + spin {
+        return None;
+    }
+    // `next` > `now + spin` ≥ `spin`: no underflow.
+    Some(epoch_ns.saturating_add(next.0 - spin.0))
+}
+
 impl Emulator {
     /// Create every TUN device in its namespace and prepare the loop. Signals are blocked from
     /// here on and read through a signalfd.
@@ -132,7 +144,7 @@ impl Emulator {
 
     /// Run until SIGTERM, SIGINT or SIGHUP; write the final status and return.
     pub fn run(&mut self) -> io::Result<()> {
-        let spin = SimTime(self.cfg.spin_us * 1000);
+        let spin = SimTime(self.cfg.spin_us.saturating_mul(1000));
         let mut ready: Vec<Ready> = Vec::with_capacity(64);
         let mut stop = false;
         while !stop {
@@ -167,15 +179,15 @@ impl Emulator {
                 .net
                 .next_event()
                 .map_or(self.next_sample, |t| t.min(self.next_sample));
-            let timeout = if next <= now + spin {
-                0
-            } else {
-                let at = self.epoch_ns + (next - spin).0;
-                if self.armed_ns != Some(at) {
-                    self.timer.arm_at(at)?;
-                    self.armed_ns = Some(at);
+            let timeout = match timer_deadline_ns(self.epoch_ns, now, next, spin) {
+                None => 0,
+                Some(at) => {
+                    if self.armed_ns != Some(at) {
+                        self.timer.arm_at(at)?;
+                        self.armed_ns = Some(at);
+                    }
+                    -1
                 }
-                -1
             };
             self.epoll.wait(&mut ready, timeout)?;
         }
@@ -281,5 +293,38 @@ impl Emulator {
             d.start_window();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timer_is_armed_spin_before_the_next_event() {
+        let epoch = 7_000_000_000;
+        let spin = SimTime(15_000);
+        let now = SimTime::from_millis(3);
+        let next = SimTime::from_millis(10);
+        assert_eq!(
+            timer_deadline_ns(epoch, now, next, spin),
+            Some(epoch + 10_000_000 - 15_000)
+        );
+        // Within the spin window (or past): poll without sleeping.
+        assert_eq!(timer_deadline_ns(epoch, now, now + spin, spin), None);
+        assert_eq!(timer_deadline_ns(epoch, next, now, spin), None);
+    }
+
+    #[test]
+    fn an_event_at_the_clocks_end_arms_the_timer_at_the_clocks_end() {
+        // A monotonic clock of a day's uptime: epoch + (MAX − spin) does not fit in 64 bits.
+        let epoch = 86_400_000_000_000;
+        let at = timer_deadline_ns(epoch, SimTime::ZERO, SimTime::MAX, SimTime(15_000));
+        assert_eq!(at, Some(u64::MAX));
+        let spin_all = SimTime(u64::MAX);
+        assert_eq!(
+            timer_deadline_ns(epoch, SimTime(1), SimTime::MAX, spin_all),
+            None
+        );
     }
 }

@@ -40,6 +40,7 @@ fn normalize() -> ExitCode {
 fn run(path: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let cfg: Config = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    cfg.validate().map_err(|e| format!("{path}: {e}"))?;
     if !sys::process::die_with_parent(libc::SIGTERM).map_err(|e| e.to_string())? {
         return Err("parent already exited".into());
     }

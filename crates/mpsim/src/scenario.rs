@@ -645,32 +645,7 @@ impl Scenario {
             if !ids.insert(l.id.as_str()) {
                 return Err(err(f("id"), format!("link id '{}' is used twice", l.id)));
             }
-            capacity(l.capacity_mbps, f("capacity_mbps"))?;
-            finite_at_least(l.delay_ms, 0.0, f("delay_ms"), "a delay in ms ≥ 0")?;
-            within_clock_ms(l.delay_ms, f("delay_ms"), "a delay")?;
-            if !(0.0..1.0).contains(&l.loss) {
-                return Err(err(
-                    f("loss"),
-                    format!("expected a probability in [0, 1), got {}", Num(l.loss)),
-                ));
-            }
-            finite_at_least(l.jitter_ms, 0.0, f("jitter_ms"), "a jitter in ms ≥ 0")?;
-            within_clock_ms(l.jitter_ms, f("jitter_ms"), "a jitter")?;
-            if let Some(c) = l.reverse_capacity_mbps {
-                capacity(c, f("reverse_capacity_mbps"))?;
-            }
-            if let Some(q) = &l.queue {
-                q.validate(&f("queue"))?;
-            }
-            if let Some(q) = &l.reverse_queue {
-                if l.reverse_capacity_mbps.is_none() {
-                    return Err(err(
-                        f("reverse_queue"),
-                        "a reverse queue needs reverse_capacity_mbps",
-                    ));
-                }
-                q.validate(&f("reverse_queue"))?;
-            }
+            l.validate(i)?;
         }
         let mut flow_ids = BTreeSet::new();
         let mut flows = 0u64;
@@ -923,6 +898,42 @@ impl Scenario {
                     Num(self.trace_interval_ms)
                 ),
             ));
+        }
+        Ok(())
+    }
+}
+
+impl LinkSpec {
+    /// The checks of one link on its own, `i` being its index in `links` (for the error's
+    /// field); the uniqueness of its id is the caller's. linkem's configuration, which lists the
+    /// same links, runs them too.
+    pub fn validate(&self, i: usize) -> Result<(), ScenarioError> {
+        let f = |name: &str| format!("links[{i}].{name}");
+        capacity(self.capacity_mbps, f("capacity_mbps"))?;
+        finite_at_least(self.delay_ms, 0.0, f("delay_ms"), "a delay in ms ≥ 0")?;
+        within_clock_ms(self.delay_ms, f("delay_ms"), "a delay")?;
+        if !(0.0..1.0).contains(&self.loss) {
+            return Err(err(
+                f("loss"),
+                format!("expected a probability in [0, 1), got {}", Num(self.loss)),
+            ));
+        }
+        finite_at_least(self.jitter_ms, 0.0, f("jitter_ms"), "a jitter in ms ≥ 0")?;
+        within_clock_ms(self.jitter_ms, f("jitter_ms"), "a jitter")?;
+        if let Some(c) = self.reverse_capacity_mbps {
+            capacity(c, f("reverse_capacity_mbps"))?;
+        }
+        if let Some(q) = &self.queue {
+            q.validate(&f("queue"))?;
+        }
+        if let Some(q) = &self.reverse_queue {
+            if self.reverse_capacity_mbps.is_none() {
+                return Err(err(
+                    f("reverse_queue"),
+                    "a reverse queue needs reverse_capacity_mbps",
+                ));
+            }
+            q.validate(&f("reverse_queue"))?;
         }
         Ok(())
     }

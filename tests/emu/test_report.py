@@ -368,6 +368,19 @@ def test_an_emulator_that_fell_behind_is_flagged() -> None:
     assert any("c0/p0 7" in p for p in bad["problems"])
 
 
+def test_packets_linkem_could_not_write_are_flagged() -> None:
+    data = run_data()
+    data.linkem_final["interfaces"] = [
+        {"netns": "/run/netns/c0", "name": "p0", "write_errors": 0},
+        {"netns": "/run/netns/s0", "name": "p0", "write_errors": 3},
+    ]
+    fidelity = build(data, run_id="0123abcd", version="0.1.0")["fidelity"]
+    assert fidelity["emulation_bottleneck"]
+    assert fidelity["problems"] == ["linkem could not write packets to their device: s0/p0 3"]
+    data.linkem_final["interfaces"][1]["write_errors"] = 0
+    assert not build(data, run_id="0123abcd", version="0.1.0")["fidelity"]["emulation_bottleneck"]
+
+
 def test_summaries_match_their_formulas() -> None:
     assert jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
     assert jain([1.0, 0.0]) == pytest.approx(0.5)

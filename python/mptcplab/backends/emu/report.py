@@ -454,6 +454,17 @@ def fidelity(data: RunData) -> dict[str, Any]:
             problems.append(f"flow {flow_id}: {extra['error']}")
         if extra["mptcp_fallback"]:
             problems.append(f"flow {flow_id}: the connection fell back to plain TCP")
+    # A packet linkem could not write never reached its host: the run lost it, not the network.
+    refused = {
+        f"{i['netns'].rsplit('/', 1)[-1]}/{i['name']}": i["write_errors"]
+        for i in final.get("interfaces", [])
+        if i["write_errors"]
+    }
+    if refused:
+        problems.append(
+            "linkem could not write packets to their device: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(refused.items()))
+        )
     if final.get("unroutable"):
         problems.append(f"{final['unroutable']} packets had no route in linkem")
     return {

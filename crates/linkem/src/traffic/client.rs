@@ -64,7 +64,8 @@ pub struct FlowResult {
     pub error: Option<String>,
     /// Application bytes accepted by the socket (hello excluded).
     pub bytes_written: u64,
-    /// Write stamp of each block's first byte, for `blocks`.
+    /// Start of each block, for `blocks`: when the write that took the previous block's last
+    /// byte began (block 0: the first write). See [`stamp_blocks`].
     pub block_write_ns: Vec<u64>,
     /// When the last byte of a `size` transfer was accepted by the socket.
     pub write_done_ns: Option<u64>,
@@ -304,12 +305,7 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>, 
             Ok(n) => {
                 f.res.bytes_written += n as u64;
                 if let Some(b) = block {
-                    // Every block whose first byte went out in this write starts now.
-                    let first_unstamped = f.res.block_write_ns.len() as u64;
-                    let starts = (f.res.bytes_written - 1) / b + 1;
-                    for _ in first_unstamped..starts {
-                        f.res.block_write_ns.push(t);
-                    }
+                    stamp_blocks(&mut f.res.block_write_ns, f.res.bytes_written, b, t);
                 }
                 if size == Some(f.res.bytes_written) {
                     f.res.write_done_ns = Some(sys::monotonic_ns());
@@ -325,6 +321,20 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>, 
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return fail(f, e, end_at),
         }
+    }
+}
+
+/// Stamp `t`, the start of the write that brought the total to `bytes_written`, on every block
+/// that write started. Block 0 starts with the first write; block k ≥ 1 with the write that took
+/// block k−1's last byte, as an application writing its blocks back to back hands block k over
+/// the moment block k−1 is accepted (the simulator's stamp, crates/mpsim/src/app/mod.rs; NSDI
+/// 2012 §5). A block that begins a later write waited for room in the send buffer since then,
+/// and that wait is part of its latency. The block after the last write's may have no byte
+/// written yet: its stamp pairs with no completion.
+pub fn stamp_blocks(stamps: &mut Vec<u64>, bytes_written: u64, block_bytes: u64, t: u64) {
+    let started = bytes_written / block_bytes + 1;
+    for _ in stamps.len() as u64..started {
+        stamps.push(t);
     }
 }
 
@@ -384,5 +394,66 @@ fn sample(now: u64, flows: &[Flow], transport: Transport) -> Sample {
     Sample {
         t_ns: now,
         flows: out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stamps after each write of `sizes` (bytes) made at `times`.
+    fn stamped(sizes: &[u64], times: &[u64], block_bytes: u64) -> Vec<u64> {
+        let mut stamps = Vec::new();
+        let mut written = 0;
+        for (size, t) in sizes.iter().zip(times) {
+            written += size;
+            stamp_blocks(&mut stamps, written, block_bytes, *t);
+        }
+        stamps
+    }
+
+    #[test]
+    fn a_block_that_begins_a_write_starts_with_the_write_of_the_previous_one() {
+        // 16 KiB written at 0, 16 KiB more at 100 (after waiting for room), 8 KiB blocks:
+        // block 2 begins the second write but was handed over when block 1 was accepted, at 0;
+        // block 4 is handed over by the second write, which took block 3's last byte.
+        assert_eq!(
+            stamped(&[16384, 16384], &[0, 100], 8192),
+            [0, 0, 0, 100, 100]
+        );
+        // Block 0 starts with the first write even when it ends inside the block.
+        assert_eq!(stamped(&[100, 8092], &[5, 9], 8192), [5, 9]);
+    }
+
+    #[test]
+    fn each_block_starts_with_the_write_that_took_the_previous_blocks_last_byte() {
+        // Reference, block by block: the write whose byte range holds byte k·b − 1 (byte 0
+        // for block 0), for every block up to the one after the last complete block.
+        let b = 1500;
+        let mut sizes = Vec::new();
+        let mut x: u64 = 12345;
+        for i in 0..500 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Every seventh write is one block exactly, so many writes end on a boundary.
+            sizes.push(if i % 7 == 0 { b } else { 1 + (x >> 33) % 9000 });
+        }
+        let times: Vec<u64> = (0..sizes.len() as u64).map(|i| 1000 * i + 7).collect();
+        let mut ends = Vec::new();
+        let mut total = 0;
+        for s in &sizes {
+            total += s;
+            ends.push(total);
+        }
+        let expected: Vec<u64> = (0..=total / b)
+            .map(|k| {
+                let byte = (k * b).saturating_sub(1);
+                times[ends.iter().position(|&end| byte < end).unwrap()]
+            })
+            .collect();
+        let got = stamped(&sizes, &times, b);
+        let first_wrong = got.iter().zip(&expected).position(|(g, e)| g != e);
+        assert_eq!((got.len(), first_wrong), (expected.len(), None));
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! The client opens connections (TCP or MPTCP, chosen per socket with IPPROTO_MPTCP), sets their
 //! congestion control (TCP_CONGESTION) and buffers, and sends one of the simulator's
-//! applications: `bulk` (always data), `blocks` (blocks written back to back, each stamped with
-//! CLOCK_MONOTONIC when its first byte is written) or `size` (a finite transfer). The server
+//! applications: `bulk` (always data), `blocks` (blocks written back to back, block k stamped
+//! with CLOCK_MONOTONIC at the write that took block k−1's last byte, block 0 at the first
+//! write, as the simulator stamps them) or `size` (a finite transfer). The server
 //! reads as fast as it can and stamps each block's complete arrival with the same clock (both
 //! ends run on one host), so a block's latency is the difference of the two stamps.
 //!

@@ -43,3 +43,27 @@ pub struct Packet {
     /// Ack: SACK blocks as offsets from `seq` (RFC 2018).
     pub sack: crate::tcp::sack::SackBlocks,
 }
+
+#[cfg(test)]
+impl Packet {
+    /// A full-sized data segment of connection 0's first subflow at sequence (and data
+    /// sequence) `seq`, stamped `ts_val` ns, echoing nothing: the unit tests' usual packet.
+    pub fn full_segment(seq: u64, ts_val: u64) -> Packet {
+        use crate::scenario::{HEADER_BYTES, MSS_BYTES};
+        Packet {
+            kind: PacketKind::Data,
+            hop: 0,
+            subflow: 0,
+            conn: 0,
+            route: 0,
+            wire_bytes: MSS_BYTES + HEADER_BYTES,
+            len: MSS_BYTES,
+            seq,
+            dsn: seq,
+            window_edge: 0,
+            ts_val,
+            ts_ecr: crate::tcp::subflow::NO_TIMESTAMP,
+            sack: crate::tcp::sack::NO_SACK,
+        }
+    }
+}

@@ -1954,21 +1954,7 @@ mod tests {
 
     /// A full data segment at sequence `k * SEG`, sent (stamped) at `sent_ms`.
     fn data_segment(k: u64, sent_ms: u64) -> Packet {
-        Packet {
-            kind: PacketKind::Data,
-            hop: 0,
-            subflow: 0,
-            conn: 0,
-            route: 0,
-            wire_bytes: MSS_BYTES + HEADER_BYTES,
-            len: MSS_BYTES,
-            seq: k * SEG,
-            dsn: k * SEG,
-            window_edge: 0,
-            ts_val: SimTime::from_millis(sent_ms).0,
-            ts_ecr: NO_TIMESTAMP,
-            sack: NO_SACK,
-        }
+        Packet::full_segment(k * SEG, SimTime::from_millis(sent_ms).0)
     }
 
     /// RFC 7323 §4.3 (Linux `tcp_replace_ts_recent`): an ACK echoes the timestamp of the first

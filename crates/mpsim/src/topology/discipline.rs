@@ -150,12 +150,26 @@ impl QueueDiscipline {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rng::StreamPurpose;
 
     fn rng() -> RandomStream {
         RandomStream::derive(1, 0, StreamPurpose::RedDrop)
+    }
+
+    /// RED of thresholds 5 and 15 packets whose average moves half-way to each sample, so that
+    /// a test can follow it by hand.
+    pub(crate) fn half_weight_red() -> QueueSpec {
+        QueueSpec::Red {
+            min_packets: 5.0,
+            max_packets: 15.0,
+            max_p: 0.1,
+            weight: 0.5,
+            limit_packets: 100,
+            gentle: true,
+            instantaneous: false,
+        }
     }
 
     #[test]
@@ -309,15 +323,7 @@ mod tests {
 
     #[test]
     fn red_average_decays_over_idle_time() {
-        let spec = QueueSpec::Red {
-            min_packets: 5.0,
-            max_packets: 15.0,
-            max_p: 0.1,
-            weight: 0.5,
-            limit_packets: 100,
-            gentle: true,
-            instantaneous: false,
-        };
+        let spec = half_weight_red();
         let mut d = QueueDiscipline::from_spec(
             Some(&spec),
             BitsPerSec::from_mbps(12.0),
@@ -346,15 +352,7 @@ mod tests {
     fn a_refused_arrival_at_an_empty_queue_starts_a_new_idle_period() {
         // Floyd & Jacobson §11: the average decays by the time the queue sat empty. An arrival
         // the profile refuses leaves the queue empty from its own time on.
-        let spec = QueueSpec::Red {
-            min_packets: 5.0,
-            max_packets: 15.0,
-            max_p: 0.1,
-            weight: 0.5,
-            limit_packets: 100,
-            gentle: true,
-            instantaneous: false,
-        };
+        let spec = half_weight_red();
         let mut d = QueueDiscipline::from_spec(
             Some(&spec),
             BitsPerSec::from_mbps(12.0),

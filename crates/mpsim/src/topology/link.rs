@@ -201,27 +201,11 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
     use crate::rng::StreamPurpose;
-    use crate::scenario::QueueSpec;
-    use crate::tcp::sack::NO_SACK;
+    use crate::topology::discipline::tests::half_weight_red;
 
     fn packet() -> Packet {
-        Packet {
-            kind: PacketKind::Data,
-            hop: 0,
-            subflow: 0,
-            conn: 0,
-            route: 0,
-            wire_bytes: MSS_BYTES + HEADER_BYTES,
-            len: MSS_BYTES,
-            seq: 0,
-            dsn: 0,
-            window_edge: 0,
-            ts_val: 0,
-            ts_ecr: 0,
-            sack: NO_SACK,
-        }
+        Packet::full_segment(0, 0)
     }
 
     fn red_average(link: &LinkDir) -> f64 {
@@ -235,15 +219,7 @@ mod tests {
     /// once: from the last departure, or from a later arrival it refused, not from both.
     #[test]
     fn red_idle_time_is_counted_once() {
-        let spec = QueueSpec::Red {
-            min_packets: 5.0,
-            max_packets: 15.0,
-            max_p: 0.1,
-            weight: 0.5,
-            limit_packets: 100,
-            gentle: true,
-            instantaneous: false,
-        };
+        let spec = half_weight_red();
         // 12 Mbit/s: a full packet takes 1 ms.
         let rate = BitsPerSec::from_mbps(12.0);
         let rng = |p| RandomStream::derive(1, 0, p);

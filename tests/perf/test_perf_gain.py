@@ -85,3 +85,26 @@ def test_a_failed_transfer_is_recorded_with_its_reason(tmp_path: Path) -> None:
     (record,) = gain.run_series(todo, out, port=port, duration_s=0.1)
     assert "refused" in record["error"] and record["transport"] == "tcp"
     assert gain.read_records(out) == [record]
+
+
+def test_a_failed_transfer_names_its_addresses_as_a_transfer_that_got_through(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    with socket.socket(socket.AF_INET6) as probe:
+        try:
+            probe.bind(("::1", 0))
+        except OSError:
+            pytest.skip("no IPv6 loopback on this machine")
+        port = probe.getsockname()[1]
+    # Written out in full: a transfer that gets through records the socket's "::1", and the
+    # matrix groups a relation's runs by that string.
+    longhand = "0:0:0:0:0:0:0:1"
+    todo = gain.plan([longhand], [longhand], runs=1)[:1]
+    (record,) = gain.run_series(todo, tmp_path / "records.jsonl", port=port, duration_s=0.1)
+    assert "error" in record
+    assert (record["source"], record["destination"]) == ("::1", "::1")
+    assert record["bind"] == record["server"] == longhand

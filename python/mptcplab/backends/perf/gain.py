@@ -11,6 +11,7 @@ counts as made: a rerun does not hide a path that keeps failing.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 from collections import Counter
@@ -49,6 +50,15 @@ def plan(destinations: Sequence[str], sources: Sequence[str], runs: int) -> list
         + [Transfer(d, "mptcp", None)]
     ]
     return one_round * runs
+
+
+def _canonical(address: str) -> str:
+    """An IP address in its canonical form (``2001:DB8:0::1`` → ``2001:db8::1``); a host name
+    as it is."""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return address
 
 
 def _same_family(source: str | None, destination: str) -> bool:
@@ -138,13 +148,15 @@ def run_series(
                 sndbuf_bytes=sndbuf_bytes,
             )
         except PerfError as exc:
+            # Addresses as a transfer that got through records them (the socket's own form),
+            # so that its failures count against the same relation of the matrix.
             record = {
                 "host": socket.gethostname(),
                 "transport": t.transport,
                 "bind": t.bind or "*",
-                "source": t.bind or "*",
+                "source": _canonical(t.bind) if t.bind else "*",
                 "server": t.destination,
-                "destination": t.destination,
+                "destination": _canonical(t.destination),
                 "family": _family_number(family, t),
                 "error": str(exc),
             }

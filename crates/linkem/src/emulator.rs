@@ -96,11 +96,10 @@ fn account_release<P>(
 }
 
 impl Emulator {
-    /// Create every TUN device in its namespace and prepare the loop. Signals are blocked from
-    /// here on and read through a signalfd.
+    /// Create every TUN device in its namespace and prepare the loop, for a configuration
+    /// [`Config::validate`] accepted. Signals are blocked from here on and read through a
+    /// signalfd.
     pub fn new(cfg: Config) -> io::Result<Emulator> {
-        cfg.validate()
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let signals = SignalFd::new(&[libc::SIGTERM, libc::SIGINT, libc::SIGUSR1, libc::SIGHUP])?;
         let home = sys::netns::current()?;
         let mut tuns = Vec::with_capacity(cfg.interfaces.len());

@@ -4,7 +4,7 @@
 
 use crate::number_text::Num;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn default_seed() -> u64 {
     1
@@ -635,14 +635,16 @@ impl Scenario {
         if self.flows.is_empty() {
             return Err(err("flows", "expected at least one flow"));
         }
-        let mut ids = BTreeSet::new();
+        // Each link's capacity by id: the ids are checked unique and known, the capacities give
+        // the most blocks a flow's paths can carry.
+        let mut capacities = BTreeMap::new();
         for (i, l) in self.links.iter().enumerate() {
             let f = |name: &str| format!("links[{i}].{name}");
             if l.id.is_empty() {
                 return Err(err(f("id"), "expected a non-empty link id"));
             }
             plain_id(&l.id, f("id"))?;
-            if !ids.insert(l.id.as_str()) {
+            if capacities.insert(l.id.as_str(), l.capacity_mbps).is_some() {
                 return Err(err(f("id"), format!("link id '{}' is used twice", l.id)));
             }
             l.validate(i)?;
@@ -687,8 +689,8 @@ impl Scenario {
                 }
                 let mut seen = BTreeSet::new();
                 for (h, hop) in path.iter().enumerate() {
-                    if !ids.contains(hop.as_str()) {
-                        let known: Vec<&str> = ids.iter().copied().collect();
+                    if !capacities.contains_key(hop.as_str()) {
+                        let known: Vec<&str> = capacities.keys().copied().collect();
                         return Err(err(
                             format!("flows[{i}].paths[{p}][{h}]"),
                             format!("unknown link '{hop}'; links are: {}", known.join(", ")),
@@ -806,7 +808,7 @@ impl Scenario {
                     return Err(err(f("app.block_bytes"), "expected a block size ≥ 1 byte"))
                 }
                 AppSpec::Blocks { block_bytes } => {
-                    blocks += self.blocks_at_most(fl, block_bytes);
+                    blocks += self.blocks_at_most(fl, block_bytes, &capacities);
                     if blocks > MAX_BLOCKS {
                         return Err(err(
                             f("app.block_bytes"),
@@ -848,15 +850,20 @@ impl Scenario {
     }
 
     /// How many blocks of `block_bytes` a flow entry could complete in the run: its users'
-    /// paths at their narrowest links' rates, packet headers aside, for the whole duration.
-    fn blocks_at_most(&self, fl: &FlowSpec, block_bytes: u64) -> f64 {
+    /// paths at their narrowest links' rates (`capacities`, Mbit/s by link id), packet headers
+    /// aside, for the whole duration.
+    fn blocks_at_most(
+        &self,
+        fl: &FlowSpec,
+        block_bytes: u64,
+        capacities: &BTreeMap<&str, f64>,
+    ) -> f64 {
         let rate_mbps: f64 = fl
             .paths
             .iter()
             .map(|path| {
                 path.iter()
-                    .filter_map(|hop| self.links.iter().find(|l| &l.id == hop))
-                    .map(|l| l.capacity_mbps)
+                    .map(|hop| capacities[hop.as_str()])
                     .fold(f64::INFINITY, f64::min)
             })
             .sum();

@@ -653,12 +653,14 @@ class Scenario(_Model):
             raise _invalid("links", "expected at least one link")
         if not self.flows:
             raise _invalid("flows", "expected at least one flow")
-        link_ids: set[str] = set()
+        # Each link's capacity by id: the ids are checked unique and known, the capacities give
+        # the most blocks a flow's paths can carry.
+        capacities: dict[str, float] = {}
         for i, link in enumerate(self.links):
-            if link.id in link_ids:
+            if link.id in capacities:
                 raise _invalid(f"links[{i}].id", f"link id '{link.id}' is used twice")
-            link_ids.add(link.id)
-        known = ", ".join(sorted(link_ids))
+            capacities[link.id] = link.capacity_mbps
+        known = ", ".join(sorted(capacities))
         flow_ids: set[str] = set()
         flows = subflows = 0
         blocks = 0.0
@@ -687,13 +689,13 @@ class Scenario(_Model):
                 )
             for p, path in enumerate(flow.paths):
                 for h, hop in enumerate(path):
-                    if hop not in link_ids:
+                    if hop not in capacities:
                         raise _invalid(
                             f"flows[{i}].paths[{p}][{h}]",
                             f"unknown link '{hop}'; links are: {known}",
                         )
             if isinstance(flow.app, BlocksApp):
-                blocks += self._blocks_at_most(flow, flow.app.block_bytes)
+                blocks += self._blocks_at_most(flow, flow.app.block_bytes, capacities)
                 if blocks > MAX_BLOCKS:
                     carried = _num(float(math.ceil(blocks)))
                     raise _invalid(
@@ -705,13 +707,15 @@ class Scenario(_Model):
         self._check_trace_size()
         return self
 
-    def _blocks_at_most(self, flow: FlowSpec, block_bytes: int) -> float:
+    def _blocks_at_most(
+        self, flow: FlowSpec, block_bytes: int, capacities: dict[str, float]
+    ) -> float:
         """How many blocks of ``block_bytes`` a flow entry could complete in the run
-        (scenario.rs, blocks_at_most): its users' paths at their narrowest links' rates."""
-        capacity = {link.id: link.capacity_mbps for link in self.links}
+        (scenario.rs, blocks_at_most): its users' paths at their narrowest links' rates
+        (``capacities``, Mbit/s by link id)."""
         rate_mbps = 0.0
         for path in flow.paths:
-            rate_mbps += min((capacity[hop] for hop in path), default=math.inf)
+            rate_mbps += min(capacities[hop] for hop in path)
         return float(flow.count) * rate_mbps * 1e6 / 8.0 * self.duration_s / float(block_bytes)
 
     def _check_trace_size(self) -> None:

@@ -332,9 +332,9 @@ fn write_flow(f: &mut Flow, data: &[u8], block: Option<u64>, size: Option<u64>, 
 /// and that wait is part of its latency. The block after the last write's may have no byte
 /// written yet: its stamp pairs with no completion.
 pub fn stamp_blocks(stamps: &mut Vec<u64>, bytes_written: u64, block_bytes: u64, t: u64) {
-    let started = bytes_written / block_bytes + 1;
-    for _ in stamps.len() as u64..started {
-        stamps.push(t);
+    let started = (bytes_written / block_bytes + 1) as usize;
+    if stamps.len() < started {
+        stamps.resize(started, t);
     }
 }
 

@@ -119,9 +119,9 @@ impl QueueDiscipline {
         }
     }
 
-    /// The buffer became empty at `now` (starts RED's idle period). Call it once per emptying,
-    /// when the last packet leaves; [`QueueDiscipline::offer`] starts the period itself after
-    /// refusing an arrival at an empty buffer.
+    /// The buffer became empty at `now` (starts RED's idle period, unless one is already
+    /// open); [`QueueDiscipline::offer`] starts the period itself after refusing an arrival at
+    /// an empty buffer.
     pub fn on_empty(&mut self, now: SimTime) {
         if let QueueDiscipline::Red(red) = self {
             red.on_empty(now);

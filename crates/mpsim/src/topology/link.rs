@@ -52,11 +52,6 @@ pub struct LinkDir {
     backlog_bytes: u64,
     /// When the last admitted packet finishes serialisation.
     last_finish: SimTime,
-    /// A packet was admitted since the discipline was last told the buffer emptied: the
-    /// backlog is drained lazily, so the emptying is told at the next arrival, and only once
-    /// (a second telling would start the idle period again at `last_finish`, before a refused
-    /// arrival that had already started a later one).
-    served_since_empty: bool,
     /// Serialisation time of a full 1500-byte packet and of a bare ACK, precomputed.
     full_packet_tx: SimTime,
     ack_tx: SimTime,
@@ -91,7 +86,6 @@ impl LinkDir {
             backlog: VecDeque::new(),
             backlog_bytes: 0,
             last_finish: SimTime::ZERO,
-            served_since_empty: false,
             full_packet_tx: rate.serialization_time(MSS_BYTES + HEADER_BYTES),
             ack_tx: rate.serialization_time(HEADER_BYTES),
             last_arrival: SimTime::ZERO,
@@ -154,8 +148,9 @@ impl LinkDir {
         }
         self.drain_backlog(now);
         let n = self.backlog.len() as u64;
-        if n == 0 && self.served_since_empty {
-            self.served_since_empty = false;
+        if n == 0 {
+            // The backlog is drained lazily: its emptying is told at the next arrival (again at
+            // each one while it stays empty, which the discipline ignores).
             self.discipline.on_empty(self.last_finish.min(now));
         }
         match self
@@ -175,7 +170,6 @@ impl LinkDir {
         let tx = self.serialization_time(pkt.wire_bytes);
         let finish = self.last_finish.max(now) + tx;
         self.last_finish = finish;
-        self.served_since_empty = true;
         self.backlog.push_back((finish, pkt.wire_bytes));
         self.backlog_bytes += pkt.wire_bytes as u64;
         let len = self.backlog.len() as u64;

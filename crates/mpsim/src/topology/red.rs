@@ -6,8 +6,8 @@
 //! each packet arrival calculate the new average queue size"), those the physical buffer then
 //! refuses included, as ns-2's `REDQueue::enque` and Linux's `red_enqueue` take it before their
 //! limit; it is decayed over idle periods as if `m` small packets had arrived (§11). The drop
-//! probability is the profile itself: 0 below min_th, linear to max_p at max_th, linear to 1 at 2·max_th (gentle), 1 above. We draw
-//! each drop independently with that probability rather than with the count-based spacing of §4
+//! probability is the profile itself: 0 below min_th, linear to max_p at max_th, linear to 1 at
+//! 2·max_th (gentle), 1 above. We draw each drop independently with that probability rather than with the count-based spacing of §4
 //! (spec §5.4 leaves the choice open), so the measured drop rate follows the configured profile.
 
 use crate::rng::RandomStream;
@@ -97,9 +97,12 @@ impl RedQueue {
         p >= 1.0 || (p > 0.0 && self.rng.bernoulli(p))
     }
 
-    /// The queue just became empty at `now`.
+    /// The queue has been empty since `now`, unless an idle period has already begun: an
+    /// averaged arrival ends one ([`RedQueue::on_arrival`]), so one still open began at this
+    /// emptying or at a refused arrival after it, and is kept (a later telling of the same
+    /// emptying would count its idle time twice).
     pub fn on_empty(&mut self, now: SimTime) {
-        self.idle_since = Some(now);
+        self.idle_since.get_or_insert(now);
     }
 }
 

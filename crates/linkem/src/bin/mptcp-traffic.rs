@@ -21,10 +21,14 @@ fn main() -> ExitCode {
         _ => return ExitCode::from(1),
     }
     let result = match args[1].as_str() {
-        "server" => load::<server::ServerConfig>(&args[3])
-            .and_then(|c| server::run(&c).map_err(|e| e.to_string())),
-        "client" => load::<client::ClientConfig>(&args[3])
-            .and_then(|c| client::run(&c).map_err(|e| e.to_string())),
+        "server" => load::<server::ServerConfig>(&args[3]).and_then(|c| {
+            c.validate().map_err(|e| format!("{}: {e}", args[3]))?;
+            server::run(&c).map_err(|e| e.to_string())
+        }),
+        "client" => load::<client::ClientConfig>(&args[3]).and_then(|c| {
+            c.validate().map_err(|e| format!("{}: {e}", args[3]))?;
+            client::run(&c).map_err(|e| e.to_string())
+        }),
         _ => {
             eprintln!("usage: mptcp-traffic server|client --config FILE");
             return ExitCode::from(2);

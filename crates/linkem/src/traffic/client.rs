@@ -120,8 +120,10 @@ fn open(cfg: &ClientConfig) -> io::Result<TcpStream> {
     if let Some(cc) = &cfg.congestion {
         sock::set_congestion(fd.as_fd(), cc)?;
     }
-    if let Some(b) = cfg.sndbuf_bytes {
-        sock::set_int(fd.as_fd(), libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, b as i32)?;
+    let sndbuf = super::check::buffer("sndbuf_bytes", cfg.sndbuf_bytes)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    if let Some(b) = sndbuf {
+        sock::set_int(fd.as_fd(), libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, b)?;
     }
     // Whenever the socket is closed, at the end of the run or because the process was killed,
     // it is reset: nothing of the connection (nor the congestion control it holds) outlives

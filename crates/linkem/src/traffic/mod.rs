@@ -15,6 +15,7 @@
 //! Each connection opens with a 16-byte hello (magic, version, flow index) so the server can tell
 //! the flows of one client apart.
 
+pub mod check;
 pub mod client;
 pub mod info;
 pub mod server;

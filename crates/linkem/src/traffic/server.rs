@@ -75,8 +75,10 @@ const READ_BUF: usize = 256 * 1024;
 
 fn listener(cfg: &ServerConfig) -> io::Result<TcpListener> {
     let fd = sock::stream_socket(cfg.transport == Transport::Mptcp)?;
-    if let Some(b) = cfg.rcvbuf_bytes {
-        sock::set_int(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, b as i32)?;
+    let rcvbuf = super::check::buffer("rcvbuf_bytes", cfg.rcvbuf_bytes)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    if let Some(b) = rcvbuf {
+        sock::set_int(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, b)?;
     }
     sock::listen(fd, cfg.listen, 1024)
 }

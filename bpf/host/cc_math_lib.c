@@ -71,3 +71,10 @@ unsigned long long cc_math_count_step(unsigned long long *count_q16,
 	*count_q16 = count;
 	return delta;
 }
+
+unsigned long long cc_math_cwnd_limited(unsigned long long is_cwnd_limited,
+					unsigned long long cwnd, unsigned long long ssthresh,
+					unsigned long long max_packets_out)
+{
+	return cc_cwnd_limited(is_cwnd_limited, cwnd, ssthresh, max_packets_out);
+}

@@ -55,7 +55,7 @@ static const struct algorithm algorithms[] = {
 /* Mirrors struct cc_conn without the lock type, which user space does not have. */
 struct conn_value {
 	__u32 lock;
-	__u32 reserved;
+	__u32 closed;
 	struct cc_path slot[CC_MAX_SLOTS];
 };
 
@@ -460,7 +460,8 @@ static void print_connections(int fd)
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &value))
+		/* A closed entry is a connection being deleted: its last subflow has left. */
+		if (bpf_map_lookup_elem(fd, &key, &value) || value.closed)
 			continue;
 		for (s = 0; s < CC_MAX_SLOTS; s++)
 			used += value.slot[s].tag != 0;

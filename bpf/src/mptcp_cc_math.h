@@ -291,6 +291,18 @@ static __always_inline __u64 cc_count_step(__u64 *count_q16, __u64 threshold_q16
 	return stale + delta;
 }
 
+/* Linux tcp_is_cwnd_limited() (include/net/tcp.h, since "tcp: fix cwnd_limited bug for TSO
+ * deferral where we send nothing", 2023): a subflow may grow its window when the window
+ * limited its sending in this round, or, in slow start, until the window is twice the most
+ * that was in flight. Only subflows that use their window grow it (spec §2.8 f). */
+static __always_inline __u64 cc_cwnd_limited(__u64 is_cwnd_limited, __u64 cwnd, __u64 ssthresh,
+					     __u64 max_packets_out)
+{
+	__u64 slow_start = cc_lt(cwnd, ssthresh);
+
+	return cc_nz(is_cwnd_limited) | (slow_start & cc_lt(cwnd, 2 * max_packets_out));
+}
+
 /* ---- OLIA (draft-khalili-mptcp-congestion-control-05) ------------------------------------
  *
  * Per ACK on path r: w_r += w_r / (rtt_r^2 (sum_p w_p / rtt_p)^2) + eps_r / w_r, where
@@ -299,12 +311,34 @@ static __always_inline __u64 cc_count_step(__u64 *count_q16, __u64 threshold_q16
  * The first term equals (x_r / sum x)^2 / w_r, which is scale-free.
  */
 
-/* Loss-interval metric l / rtt^2 scaled by 2^30: l < 2^32 and rtt >= 1 keep it below 2^62. */
-static __always_inline __u64 cc_olia_metric(const struct cc_path *p)
+/* hi * 2^32 + lo = a * b, for a < 2^32 and b < 2^52 (so hi < 2^53): the exact products the
+ * best-path comparison needs exceed 64 bits, and the BPF target has no 128-bit arithmetic. */
+static __always_inline void cc_mul_wide(__u64 a, __u64 b, __u64 *hi, __u64 *lo)
+{
+	__u64 low = a * (b & 0xffffffffULL);
+
+	*hi = a * (b >> 32) + (low >> 32);
+	*lo = low & 0xffffffffULL;
+}
+
+/* lt = (a * b < c * d), eq = (a * b == c * d), exactly, for a, c < 2^32 and b, d < 2^52. */
+static __always_inline void cc_cmp_products(__u64 a, __u64 b, __u64 c, __u64 d, __u64 *lt,
+					    __u64 *eq)
+{
+	__u64 h1, l1, h2, l2;
+
+	cc_mul_wide(a, b, &h1, &l1);
+	cc_mul_wide(c, d, &h2, &l2);
+	*lt = cc_lt(h1, h2) | (cc_eq(h1, h2) & cc_lt(l1, l2));
+	*eq = cc_eq(h1, h2) & cc_eq(l1, l2);
+}
+
+/* rtt^2 of a path in us^2, below 2^52 (rtt clamped to CC_SRTT_MAX_US). */
+static __always_inline __u64 cc_rtt_squared(const struct cc_path *p)
 {
 	__u64 rtt = cc_min(p->srtt_us, CC_SRTT_MAX_US);
 
-	return cc_div(cc_div((__u64)p->loss_interval << 20, rtt) << 10, rtt);
+	return rtt * rtt;
 }
 
 struct cc_olia_terms {
@@ -316,25 +350,35 @@ struct cc_olia_terms {
 static __always_inline void cc_olia_terms(const struct cc_path *p, const struct cc_view *v,
 					  __u64 self, struct cc_olia_terms *out)
 {
-	__u64 wmax = 0, mbest = 0, n_m = 0, n_c = 0;
+	/* The best metric l/rtt^2 is kept as the fraction best_l / best_r2 and compared by
+	 * cross-multiplication, as mptcp_olia.c does: a rounded quotient would make near-ties
+	 * (at long RTTs and short loss intervals) ties. */
+	__u64 wmax = 0, best_l = 0, best_r2 = 1, n_m = 0, n_c = 0;
 	__u64 self_m = 0, self_c = 0, self_x = 0, self_w = 1;
-	__u64 f, term1, term2, den, in_c_set, in_m_set, w;
+	__u64 f, term1, term2, den, in_c_set, in_m_set, w, lt, eq;
 	int j;
 
 	CC_NO_UNROLL
 	for (j = 0; j < CC_PATHS; j++) {
 		__u64 ok = cc_path_eligible(&p[j]);
+		__u64 l = p[j].loss_interval, r2 = cc_rtt_squared(&p[j]);
 
 		wmax = cc_max(wmax, cc_sel(ok, cc_path_cwnd(&p[j]), 0));
-		mbest = cc_max(mbest, cc_sel(ok, cc_olia_metric(&p[j]), 0));
+		/* best_l / best_r2 < l / r2 */
+		cc_cmp_products(best_l, r2, l, best_r2, &lt, &eq);
+		lt &= ok;
+		best_l = cc_sel(lt, l, best_l);
+		best_r2 = cc_sel(lt, r2, best_r2);
 	}
 	CC_NO_UNROLL
 	for (j = 0; j < CC_PATHS; j++) {
 		__u64 ok = cc_path_eligible(&p[j]);
 		__u64 is_self = cc_eq(j, self);
 
+		cc_cmp_products(p[j].loss_interval, best_r2, best_l, cc_rtt_squared(&p[j]), &lt,
+				&eq);
 		in_m_set = ok & cc_eq(cc_path_cwnd(&p[j]), wmax);
-		in_c_set = ok & cc_eq(cc_olia_metric(&p[j]), mbest) & (in_m_set ^ 1);
+		in_c_set = ok & eq & (in_m_set ^ 1);
 		n_m += in_m_set;
 		n_c += in_c_set;
 		self_m |= in_m_set & is_self;

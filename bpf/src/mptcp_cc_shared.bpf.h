@@ -43,12 +43,17 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 /* One connection: a slot per subflow, guarded by the spin lock. */
 struct cc_conn {
 	struct bpf_spin_lock lock;
-	__u32 reserved;
+	/* Set, under the lock, by the last subflow to leave, which then deletes the entry: a
+	 * subflow that looked the entry up before the deletion must not publish into it. */
+	__u32 closed;
 	struct cc_path slot[CC_MAX_SLOTS];
 };
 
+/* Not preallocated: a deleted entry is freed only after the programs that may still hold it
+ * have returned, so its memory cannot become another connection's entry under them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, __u32); /* MPTCP connection token (local side) */
 	__type(value, struct cc_conn);
@@ -109,12 +114,10 @@ static __always_inline __u32 cc_in_slow_start(const struct tcp_sock *tp)
 	return tp->snd_cwnd < tp->snd_ssthresh;
 }
 
-/* Linux tcp_is_cwnd_limited(): only subflows that use their window may grow it (spec §2.8 f). */
 static __always_inline __u32 cc_is_cwnd_limited(const struct tcp_sock *tp)
 {
-	if (cc_in_slow_start(tp))
-		return tp->snd_cwnd < 2 * tp->max_packets_out;
-	return BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
+	return cc_cwnd_limited(BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited), tp->snd_cwnd,
+			       tp->snd_ssthresh, tp->max_packets_out);
 }
 
 /* MPTCP connection token of a subflow, 0 for plain TCP or when not yet known. */
@@ -212,8 +215,10 @@ static __always_inline int cc_publish(struct cc_priv *ca, const struct cc_path *
 		owned |= here & cc_eq(conn->slot[i].tag, ca->tag);
 		free_idx = cc_sel(cc_eq(conn->slot[i].tag, 0), i, free_idx);
 	}
-	/* Keep our slot, else take the lowest free one, else none (index CC_MAX_SLOTS). */
+	/* Keep our slot, else take the lowest free one, else none (index CC_MAX_SLOTS); none
+	 * in a closed entry, whose slots are all free (the next publish makes a new entry). */
 	mine = cc_sel(owned, mine, free_idx);
+	mine = cc_sel(cc_nz(conn->closed), CC_MAX_SLOTS, mine);
 	owned = cc_lt(mine, CC_MAX_SLOTS);
 	CC_NO_UNROLL
 	for (i = 0; i < CC_MAX_SLOTS; i++) {
@@ -307,6 +312,7 @@ static __always_inline void cc_release_common(struct sock *sk)
 		conn->slot[i].loss_interval = cc_sel(ours, 0, conn->slot[i].loss_interval);
 		used += cc_nz(conn->slot[i].tag);
 	}
+	conn->closed |= 1 - cc_nz(used);
 	bpf_spin_unlock(&conn->lock);
 	if (!used)
 		bpf_map_delete_elem(&CC_CONN_MAP, &token);

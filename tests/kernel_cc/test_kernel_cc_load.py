@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -18,6 +19,24 @@ from mptcplab.backends import kernel_cc
 from mptcplab.errors import UserError
 
 pytestmark = pytest.mark.root
+
+
+def test_a_source_newer_than_its_object_is_rebuilt_before_loading(
+    bpf_built: Path, clean_kernel: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edited source is what a run means to load: the stale object is not registered."""
+    bpf = tmp_path / "bpf"
+    shutil.copytree(bpf_built.parent, bpf, symlinks=True)
+    monkeypatch.setenv("MPTCPLAB_BPF_DIR", str(bpf))
+    built_at = os.stat(bpf / "build" / "mptcp_lia.bpf.o").st_mtime
+    header = bpf / "src" / "mptcp_cc_math.h"
+    os.utime(header, (built_at + 1, built_at + 1))
+
+    info = kernel_cc.ensure_loaded(["mptcp_lia"])
+
+    obj = bpf / "build" / "mptcp_lia.bpf.o"
+    assert obj.stat().st_mtime > built_at + 1
+    assert info["mptcp_lia"]["object_sha256"] == hashlib.sha256(obj.read_bytes()).hexdigest()
 
 
 def test_unknown_name_is_rejected_with_a_clear_message() -> None:

@@ -200,14 +200,26 @@ def _run_loader(args: list[str]) -> dict[str, Any]:
     return result
 
 
-def _build() -> None:
-    proc = subprocess.run(
-        ["make", "--no-print-directory", "-C", str(bpf_dir())],
+def _make(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", "-C", str(bpf_dir()), *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
+
+
+def _build() -> None:
+    """Builds bpf/ when it is missing, and rebuilds objects older than their sources: a run
+    must not register a program built from an earlier version of its source. Without the
+    toolchain (a machine given the build only) what is built is used as it is."""
+    if _built():
+        if _toolchain_missing() or _make("-q", "objects").returncode == 0:
+            return
+        proc = _make("objects")
+    else:
+        proc = _make()
     if proc.returncode != 0 or not _built():
         raise KernelCCError(f"building bpf/ failed:\n{_tail(proc.stdout + proc.stderr)}")
 
@@ -309,11 +321,9 @@ def ensure_loaded(
     ok, reason = available()
     if not ok:
         raise KernelCCError(reason)
-    if not _built():
-        _build()
-
     info: dict[str, dict[str, Any]] = {}
     with _locked():
+        _build()
         report = status()
         # Every name is checked before any is replaced: a busy one leaves all as they were.
         plans: list[tuple[str, str, dict[str, Any] | None, list[str]]] = []

@@ -3,11 +3,11 @@
 //! The sender's scoreboard lives in the subflow's list of sent segments (a `sacked` and a
 //! `retransmitted` flag each). Loss detection follows Forward Acknowledgement (Mathis & Mahdavi,
 //! "Forward Acknowledgement: Refining TCP Congestion Control", SIGCOMM 1996): a segment is lost
-//! when it is unSACKed and at least DupThresh segments' worth of data above it has been SACKed
-//! (`seq + 3·MSS ≤ fack`), and the data in the network is `awnd = snd_nxt − fack +
-//! retran_data`. This is the conservative loss recovery of RFC 6675 with its IsLost() test in
-//! FACK's O(1) form — what Linux ran for years (tcp_fack) and what lets a sender repair many losses
-//! of one window in about one round trip.
+//! when it is unSACKed and more than (DupThresh − 1)·MSS bytes above its end lie below fack
+//! (`end + 2·MSS < fack`: three full segments), and the data in the network is
+//! `awnd = snd_nxt − fack + retran_data`. This is the conservative loss recovery of RFC 6675
+//! with its IsLost() test in FACK's O(1) form — what Linux ran for years (tcp_fack) and what
+//! lets a sender repair many losses of one window in about one round trip.
 
 use std::collections::VecDeque;
 

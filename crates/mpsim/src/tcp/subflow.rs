@@ -361,8 +361,8 @@ impl Subflow {
     }
 
     /// Index of the next segment to retransmit in SACK recovery: unSACKed, not yet
-    /// retransmitted, with 3 MSS SACKed above it (FACK). The test for recovery is inlined into
-    /// the per-ACK callers; the scan is not.
+    /// retransmitted, with more than 2 MSS between its end and fack (FACK). The test for
+    /// recovery is inlined into the per-ACK callers; the scan is not.
     #[inline]
     fn next_lost(&self) -> Option<usize> {
         if !self.in_sack_recovery() {
@@ -385,13 +385,16 @@ impl Subflow {
                 .find(|(_, s)| s.owed())
                 .map(|(i, _)| i);
         }
-        let threshold = 3 * self.mss as u64;
+        // RFC 6675 §4 IsLost: more than (DupThresh − 1)·SMSS bytes SACKed above the segment's
+        // end, all of it taken as SACKed up to fack (for full segments Linux's FACK rule, lost
+        // while fackets_out − reordering ≥ its position + 1).
+        let above = (DUP_THRESH as u64 - 1) * self.mss as u64;
         let start = self.seg_index(self.retx_scan);
         self.segs
             .iter()
             .enumerate()
             .skip(start)
-            .take_while(|(_, s)| s.seq + threshold <= self.high_sacked)
+            .take_while(|(_, s)| s.seq + s.len as u64 + above < self.high_sacked)
             .find(|(_, s)| !s.sacked && !s.retransmitted)
             .map(|(i, _)| i)
     }
@@ -1569,6 +1572,29 @@ mod tests {
     /// A retransmission dropped again is found without the timer (RACK, RFC 8985 §6.2, as
     /// Linux does; see [`super::lost_retransmit`]): once data sent after it is SACKed, or a
     /// retransmission sent after it is, it leaves the pipe and is re-sent.
+    /// RFC 6675 §4 IsLost: more than (DupThresh − 1)·SMSS bytes SACKed above a segment; Linux
+    /// FACK (`tcp_update_scoreboard`: lost = fackets_out − reordering from the head). Segments 0
+    /// and 5 lost, 1–4 and 6–7 SACKed: fackets_out = 8, so 0 is lost and 5, with two segments
+    /// above it, is not yet; the SACK of segment 8 makes it lost.
+    #[test]
+    fn fack_takes_a_segment_as_lost_with_three_segments_sacked_above_it() {
+        let at = SimTime::from_millis;
+        let mut s = sender(20);
+        s.ack(0, sacking(&[(1, 5), (6, 8)]), at(300));
+        let resend = |s: &mut Sender, t| {
+            s.sf.retransmit_next(0, at(t), &mut s.queue)
+                .map(|p| p.seq / SEG)
+        };
+        assert_eq!(resend(&mut s, 300), Some(0));
+        assert_eq!(
+            resend(&mut s, 300),
+            None,
+            "two segments SACKed above segment 5"
+        );
+        s.ack(0, sacking(&[(1, 5), (6, 9)]), at(310));
+        assert_eq!(resend(&mut s, 310), Some(5));
+    }
+
     #[test]
     fn a_retransmission_lost_again_is_re_sent_before_the_timer() {
         let at = SimTime::from_millis;

@@ -44,11 +44,12 @@ def test_a_round_trip_beyond_the_clock_carries_nothing_rather_than_wrapping_to_z
 def test_copies_of_a_late_entry_all_start_before_the_end() -> None:
     # Copies start spread over 0.1 s after start_s; 0.05 s before the end, about half of them
     # once started after it and silently carried nothing.
+    # A copy that starts sends its initial window at once (its delivery is not the point: ten
+    # copies slow-starting into one drop-tail queue may lose a whole initial window).
     scenario = {
         "duration_s": 1.0,
-        # Fast and short enough that every copy delivers within a millisecond of its start.
         "links": [{"id": "a", "capacity_mbps": 10_000.0, "delay_ms": 0.05}],
         "flows": [{"id": "f", "protocol": "tcp", "paths": [["a"]], "count": 10, "start_s": 0.95}],
     }
-    delivered = [f.bytes_delivered for f in sim.run(scenario).flows]
-    assert len(delivered) == 10 and min(delivered) > 0, delivered
+    sent = [f.subflows[0].packets_sent for f in sim.run(scenario).flows]
+    assert len(sent) == 10 and min(sent) >= 10, sent

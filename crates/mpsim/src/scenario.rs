@@ -206,8 +206,8 @@ pub enum CubicVariant {
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum DrsVariant {
-    /// Spec §3.7 (Linux up to 6.15): the receiver's RTT smoothed over every segment, and
-    /// `rcvwin = 2·copied + 16·mss` plus the growth term.
+    /// Spec §3.7 (Linux 4.19 to 6.15): the receiver's RTT smoothed with gain 1/8 over its
+    /// millisecond samples, and `rcvwin = 2·copied + 16·mss` plus the growth term.
     #[default]
     Classic,
     /// Linux 6.16 on (the emulator's 6.18): the receiver's RTT from millisecond timestamps,

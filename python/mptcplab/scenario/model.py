@@ -349,12 +349,13 @@ class TcpOptions(_Model):
     rfc9438."""
     drs_variant: DrsVariant = "classic"
     """How an auto-tuned receive buffer grows (dynamic right-sizing, once per receiver RTT:
-    the bytes read in that interval, doubled, plus a growth term). ``classic``: as the
-    specification has it (Linux up to 6.15): the receiver's RTT smoothed over every segment, and
-    16 segments of slack. ``linux``: as Linux 6.16 on (the emulator's kernel): the receiver's
-    RTT from millisecond timestamps, one sample per echoed timestamp from full-sized segments,
-    a smaller sample taken at once and a larger one weighted 1/8, so that it stays near the
-    path's smallest RTT while a queue builds; no slack. Default classic."""
+    the bytes read in that interval, doubled, plus a growth term). Either way the receiver's
+    RTT comes from millisecond timestamps, one sample per echoed timestamp from full-sized
+    segments. ``classic``: as Linux 4.19 to 6.15: every sample weighted 1/8, one under a
+    millisecond counted as one, and 16 segments of slack. ``linux``: as Linux 6.16 on (the
+    emulator's kernel): a smaller sample taken at once and a larger one weighted 1/8, so that
+    it stays near the path's smallest RTT while a queue builds, one under a millisecond
+    dropped; no slack. Default classic."""
     prr: bool = False
     """With ``loss_detection = "rack"``: Proportional Rate Reduction (RFC 6937) in fast
     recovery, as Linux (3.2 on; its current form, 5.12 on): the window comes down to ssthresh

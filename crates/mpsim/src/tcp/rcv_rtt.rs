@@ -4,17 +4,17 @@
 //! echoes (RFC 7323): the time since the receiver sent the ACK whose timestamp a data segment
 //! carries back.
 //!
-//! Two forms ([`DrsVariant`]):
-//! - `Classic` (spec §3.7; Linux up to 6.15): every data segment gives a sample, smoothed with
-//!   gain 1/8.
-//! - `Linux` (Linux 6.16 on, the emulator's kernel 6.18; `net/ipv4/tcp_input.c`,
-//!   `tcp_rcv_rtt_measure_ts` and `tcp_rcv_rtt_update` after commits b879dcb1aeec "tcp: always
-//!   seek for minimal rtt in tcp_rcv_rtt_update()" and d59fc95be9d0 "tcp: remove zero TCP TS
-//!   samples for autotuning"): Linux's timestamps count milliseconds, so a sample is a whole
-//!   number of them, taken once per echoed timestamp value, from full-sized segments only, and
-//!   never zero; a sample below the estimate replaces it at once, one above moves it by 1/8.
-//!   The estimate thus stays near the path's smallest RTT rather than following a queue that
-//!   builds, and the buffer is sized for less.
+//! Both forms ([`DrsVariant`]) sample as Linux's `tcp_rcv_rtt_measure_ts`
+//! (`net/ipv4/tcp_input.c`) does: its timestamps count milliseconds, so a sample is a whole
+//! number of them, taken once per echoed timestamp value (`rcv_rtt_last_tsecr`, in 5.x as in
+//! 6.18) and from full-sized segments only. They differ in `tcp_rcv_rtt_update`:
+//! - `Classic` (spec §3.7; Linux 4.19 to 6.15): a zero sample counts as one millisecond, and
+//!   every sample moves the estimate by 1/8 of the difference.
+//! - `Linux` (Linux 6.16 on, the emulator's kernel 6.18; after commits b879dcb1aeec "tcp:
+//!   always seek for minimal rtt in tcp_rcv_rtt_update()" and d59fc95be9d0 "tcp: remove zero
+//!   TCP TS samples for autotuning"): a zero sample is dropped; a sample below the estimate
+//!   replaces it at once, one above moves it by 1/8. The estimate thus stays near the path's
+//!   smallest RTT rather than following a queue that builds, and the buffer is sized for less.
 //!
 //! Linux also skips a larger sample while data waits unread in the receive queue (a00f135cd986);
 //! the simulator's application reads at once, so that queue is always empty here.
@@ -54,33 +54,27 @@ impl RcvRttEstimator {
         if now.0 < ts_ecr {
             return;
         }
-        match self.variant {
-            DrsVariant::Classic => {
-                let sample = u64_to_f64(now.0 - ts_ecr) * 1e-9;
-                self.seconds = if self.seconds == 0.0 {
-                    sample
-                } else {
-                    0.875 * self.seconds + 0.125 * sample
-                };
-            }
-            DrsVariant::Linux => {
-                let tsecr = ts_ecr / TS_TICK_NS;
-                if self.last_tsecr_ticks == Some(tsecr) {
-                    return;
-                }
-                self.last_tsecr_ticks = Some(tsecr);
-                let ticks = now.0 / TS_TICK_NS - tsecr;
-                if len < mss || ticks == 0 {
-                    return;
-                }
-                let sample = u64_to_f64(ticks * TS_TICK_NS) * 1e-9;
-                self.seconds = if self.seconds == 0.0 || sample < self.seconds {
-                    sample
-                } else {
-                    self.seconds - self.seconds / 8.0 + sample / 8.0
-                };
-            }
+        let tsecr = ts_ecr / TS_TICK_NS;
+        if self.last_tsecr_ticks == Some(tsecr) {
+            return;
         }
+        self.last_tsecr_ticks = Some(tsecr);
+        let ticks = now.0 / TS_TICK_NS - tsecr;
+        if len < mss {
+            return;
+        }
+        let ticks = match self.variant {
+            DrsVariant::Classic => ticks.max(1),
+            DrsVariant::Linux if ticks == 0 => return,
+            DrsVariant::Linux => ticks,
+        };
+        let sample = u64_to_f64(ticks * TS_TICK_NS) * 1e-9;
+        let latch = self.variant == DrsVariant::Linux && sample < self.seconds;
+        self.seconds = if self.seconds == 0.0 || latch {
+            sample
+        } else {
+            self.seconds - self.seconds / 8.0 + sample / 8.0
+        };
     }
 }
 
@@ -94,17 +88,28 @@ mod tests {
         SimTime::from_millis_f64(v)
     }
 
+    /// `tcp_rcv_rtt_update` (4.19 to 6.15), with timestamps: `m -= old >> 3; new = old + m` on
+    /// the estimate kept ×8, a zero sample raised to one tick (`if (!delta) delta = 1`), and
+    /// `tcp_rcv_rtt_measure_ts`'s filters: one sample per echoed value, full-sized segments.
     #[test]
-    fn classic_smooths_every_segment_with_gain_one_eighth() {
+    fn classic_smooths_whole_millisecond_samples_with_gain_one_eighth() {
         let mut e = RcvRttEstimator::new(DrsVariant::Classic);
-        e.on_segment(ms(110.0), ms(100.0).0, MSS, MSS);
-        assert!((e.seconds() - 0.010).abs() < 1e-12);
-        // A 50 ms sample moves 10 ms by (50 - 10)/8 = 5 ms; so does a short segment.
+        e.on_segment(ms(110.7), ms(100.2).0, MSS, MSS);
+        assert!((e.seconds() - 0.010).abs() < 1e-12, "110 − 100 ticks");
+        // A 50 ms sample moves 10 ms by (50 − 10)/8 = 5 ms; a short segment gives none.
         e.on_segment(ms(250.0), ms(200.0).0, 100, MSS);
+        assert!((e.seconds() - 0.010).abs() < 1e-12);
+        e.on_segment(ms(350.0), ms(300.0).0, MSS, MSS);
         assert!((e.seconds() - 0.015).abs() < 1e-12);
-        // A smaller sample is smoothed too: 15 + (5 - 15)/8 = 13.75 ms.
-        e.on_segment(ms(305.0), ms(300.0).0, MSS, MSS);
+        // The same echoed value again: no sample.
+        e.on_segment(ms(390.0), ms(300.0).0, MSS, MSS);
+        assert!((e.seconds() - 0.015).abs() < 1e-12);
+        // A smaller sample is smoothed too: 15 + (5 − 15)/8 = 13.75 ms.
+        e.on_segment(ms(405.0), ms(400.0).0, MSS, MSS);
         assert!((e.seconds() - 0.01375).abs() < 1e-12);
+        // Under one tick counts as one: 13.75 + (1 − 13.75)/8.
+        e.on_segment(ms(500.6), ms(500.1).0, MSS, MSS);
+        assert!((e.seconds() - (0.01375 + (0.001 - 0.01375) / 8.0)).abs() < 1e-12);
     }
 
     /// `tcp_rcv_rtt_update` (6.16 on): `m = sample << 3; if (old == 0 || m < old) new = m;

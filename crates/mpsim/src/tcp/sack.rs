@@ -87,31 +87,57 @@ impl RangeSet {
         (e > seq).then_some((s, e))
     }
 
-    /// SACK blocks relative to `ack`: first the range holding `recent` (the segment that
-    /// triggered this ACK, RFC 2018 §4), then the highest others.
-    pub fn blocks(&self, ack: u64, recent: Option<u64>) -> SackBlocks {
-        let mut out = NO_SACK;
+    /// SACK blocks relative to `ack` (RFC 2018 §4): first the range holding the segment that
+    /// arrived out of order last (the one that triggered this ACK, when one did), then those
+    /// holding earlier ones, newest first, so that each block is repeated in the next ACKs in
+    /// case some are lost; then the highest others.
+    pub fn blocks(&self, ack: u64, reported: &ReportedBlocks) -> SackBlocks {
+        let mut chosen = [(0u64, 0u64); 3];
         let mut n = 0;
-        let first = recent.and_then(|seq| self.containing(seq));
-        if let Some((s, e)) = first {
-            out[0] = rel(ack, s, e);
-            n = 1;
-        }
-        for &(s, e) in self.ranges.iter().rev() {
-            if n == out.len() {
+        let recent = reported
+            .newest_first()
+            .filter_map(|seq| self.containing(seq));
+        for range in recent.chain(self.ranges.iter().rev().copied()) {
+            if n == chosen.len() {
                 break;
             }
-            if Some((s, e)) == first {
-                continue;
+            if !chosen[..n].contains(&range) {
+                chosen[n] = range;
+                n += 1;
             }
-            out[n] = rel(ack, s, e);
-            n += 1;
+        }
+        let mut out = NO_SACK;
+        for (slot, &(s, e)) in out.iter_mut().zip(&chosen[..n]) {
+            *slot = rel(ack, s, e);
         }
         out
     }
 
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
+    }
+}
+
+/// The segments that arrived out of order last, newest first: the ranges holding them are the
+/// receiver's most recently reported SACK blocks. Four, as Linux keeps (`selective_acks`), so
+/// that three distinct ranges remain when two of them have merged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReportedBlocks {
+    seqs: [u64; 4],
+    len: usize,
+}
+
+impl ReportedBlocks {
+    /// A segment starting at `seq` arrived out of order.
+    pub fn note(&mut self, seq: u64) {
+        let keep = self.seqs.len() - 1;
+        self.seqs.copy_within(0..keep, 1);
+        self.seqs[0] = seq;
+        self.len = (self.len + 1).min(keep + 1);
+    }
+
+    fn newest_first(&self) -> impl Iterator<Item = u64> + '_ {
+        self.seqs[..self.len].iter().copied()
     }
 }
 
@@ -192,6 +218,8 @@ mod tests {
         for _ in 0..200 {
             let mut r = RangeSet::default();
             let mut m = MapModel::default();
+            let mut reported = ReportedBlocks::default();
+            let mut history: Vec<u64> = Vec::new();
             let mut floor = 0;
             for _ in 0..200 {
                 match next(10) {
@@ -213,14 +241,20 @@ mod tests {
                 let seq = floor + next(2_200);
                 assert_eq!(r.containing(seq), m.containing(seq));
                 assert_eq!(r.is_empty(), m.0.is_empty());
-                let recent = Some(seq);
+                reported.note(seq);
+                history.insert(0, seq);
+                let mut ranges: Vec<(u64, u64)> = Vec::new();
+                let recent = history.iter().take(4).filter_map(|&q| m.containing(q));
+                for x in recent.chain(model.iter().rev().copied()) {
+                    if !ranges.contains(&x) {
+                        ranges.push(x);
+                    }
+                }
                 let mut want = NO_SACK;
-                let first = m.containing(seq);
-                let others = model.iter().rev().filter(|&&x| Some(x) != first);
-                for (slot, &(s, e)) in want.iter_mut().zip(first.iter().chain(others)) {
+                for (slot, &(s, e)) in want.iter_mut().zip(&ranges) {
                     *slot = rel(floor, s, e);
                 }
-                assert_eq!(r.blocks(floor, recent), want);
+                assert_eq!(r.blocks(floor, &reported), want);
             }
         }
     }
@@ -228,10 +262,30 @@ mod tests {
     #[test]
     fn blocks_put_the_recent_range_first() {
         let mut r = RangeSet::default();
+        let mut reported = ReportedBlocks::default();
         for s in [100, 300, 500, 700] {
             r.insert(s, s + 50);
         }
-        let b = r.blocks(50, Some(310));
+        reported.note(310);
+        let b = r.blocks(50, &reported);
         assert_eq!(b, [(250, 300), (650, 700), (450, 500)]);
+    }
+
+    /// RFC 2018 §4: "The SACK option SHOULD be filled out by repeating the most recently
+    /// reported SACK blocks (based on first SACK blocks in previous SACK options)": after
+    /// arrivals at 500, 300, 700 and 100 the blocks are 100's, 700's and 300's ranges, not the
+    /// highest three.
+    #[test]
+    fn later_blocks_repeat_the_most_recently_reported() {
+        let mut r = RangeSet::default();
+        let mut reported = ReportedBlocks::default();
+        for s in [500, 300, 700, 100] {
+            r.insert(s, s + 50);
+            reported.note(s);
+        }
+        assert_eq!(r.blocks(0, &reported), [(100, 150), (700, 750), (300, 350)]);
+        // Ranges that merge count once; the next most recent takes the slot.
+        r.insert(150, 300);
+        assert_eq!(r.blocks(0, &reported), [(100, 350), (700, 750), (500, 550)]);
     }
 }

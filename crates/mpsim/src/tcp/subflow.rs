@@ -27,7 +27,7 @@ use crate::tcp::rack::Rack;
 use crate::tcp::rcv_rtt::RcvRttEstimator;
 use crate::tcp::reorder::ReorderQueue;
 use crate::tcp::rtt::{RttEstimator, MAX_RTO};
-use crate::tcp::sack::{RangeSet, SackBlocks, NO_SACK};
+use crate::tcp::sack::{RangeSet, ReportedBlocks, SackBlocks, NO_SACK};
 use crate::time::{u64_to_f64, SimTime};
 use std::collections::VecDeque;
 
@@ -163,8 +163,8 @@ pub struct Subflow {
     pub delack_timer: Timer,
     pub rev_route: u32,
     unacked_segments: u32,
-    /// Sequence number of the last out-of-order segment, reported first in SACK blocks.
-    last_ooo: Option<u64>,
+    /// The last out-of-order segments, whose ranges the SACK blocks report first.
+    sack_reported: ReportedBlocks,
     ooo: ReorderQueue<(u32, u64)>,
     ooo_ranges: RangeSet,
 
@@ -282,7 +282,7 @@ impl Subflow {
             rcv_nxt: 0,
             ooo: ReorderQueue::default(),
             ooo_ranges: RangeSet::default(),
-            last_ooo: None,
+            sack_reported: ReportedBlocks::default(),
             ooo_bytes: 0,
             ts_recent: NO_TIMESTAMP,
             last_ack_sent: 0,
@@ -1280,7 +1280,7 @@ impl Subflow {
                     self.ooo_ranges.insert(pkt.seq, end);
                 }
             }
-            self.last_ooo = Some(pkt.seq);
+            self.sack_reported.note(pkt.seq);
             return true; // out of order: duplicate ACK at once
         }
         let skip = self.rcv_nxt - pkt.seq;
@@ -1308,7 +1308,6 @@ impl Subflow {
         if filled_hole && self.sack {
             self.ooo_ranges.trim_below(self.rcv_nxt);
         }
-        self.last_ooo = None;
         if filled_hole || !self.delayed_ack {
             return true;
         }
@@ -1371,7 +1370,7 @@ impl Subflow {
             ts_val: now.0,
             ts_ecr: self.ts_recent,
             sack: if self.sack && !self.ooo_ranges.is_empty() {
-                self.ooo_ranges.blocks(self.rcv_nxt, self.last_ooo)
+                self.ooo_ranges.blocks(self.rcv_nxt, &self.sack_reported)
             } else {
                 NO_SACK
             },

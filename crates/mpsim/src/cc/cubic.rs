@@ -40,8 +40,11 @@
 //!   whose W_max is at or below its starting window starts the curve there with K = 0
 //!   (`last_max_cwnd <= cwnd`), where RFC 9438's K = ∛((W_max − cwnd_epoch)/C) is negative.
 //! - Slow start is the engine's (Reno's), ended early by Linux's HyStart ([`super::hystart`])
-//!   unless [`CcParams::hystart`] is off. Not modelled: exclusion of application-limited time
-//!   from t (the trait does not report it).
+//!   unless [`CcParams::hystart`] is off.
+//! - Application-limited time (§5.8: t excludes it, lest W_cubic(t) be far too high after an
+//!   idle period): as Linux's `cubictcp_cwnd_event(CA_EVENT_TX_START)` does since 4.3, when a
+//!   subflow sends with nothing in flight its epoch start moves later by the time since it
+//!   last sent, no later than now. Both variants.
 
 use super::hystart::{HyStart, SlowStartState};
 use super::{CcParams, CongestionControl, SubflowView};
@@ -224,6 +227,13 @@ impl CongestionControl for Cubic {
         (v.cwnd * BETA).max(self.params.min_ssthresh)
     }
 
+    fn on_send_after_idle(&mut self, i: usize, idle: SimTime, now: SimTime) {
+        let e = self.epoch(i);
+        if let Some(t) = e.t_epoch {
+            e.t_epoch = Some((t + idle).min(now));
+        }
+    }
+
     fn on_congestion_event(
         &mut self,
         i: usize,
@@ -379,6 +389,35 @@ mod tests {
                 self.loss(false);
             }
             (per_cycle * cycles) as f64 / ((self.now_s - start) / self.rtt_s)
+        }
+    }
+
+    /// RFC 9438 §5.8: t must not count the time a flow had nothing to send, or W_cubic(t) is
+    /// far too high when it sends again (Linux 4.3 on shifts the epoch start by the idle
+    /// time). After 10 s idle the window grows per RTT as it did before the pause; counting
+    /// the pause, the curve is 10 s further on and each RTT would add half a window.
+    #[test]
+    fn idle_time_does_not_advance_the_curve() {
+        for linux in [false, true] {
+            let mut flow = if linux {
+                Flow::linux(100.0, 0.1)
+            } else {
+                Flow::new(100.0, 0.1)
+            };
+            flow.loss(false);
+            for _ in 0..60 {
+                flow.one_round();
+            }
+            let before = flow.one_round();
+            flow.now_s += 10.0;
+            let now = SimTime::from_secs_f64(flow.now_s);
+            flow.cc
+                .on_send_after_idle(0, SimTime::from_secs_f64(10.0), now);
+            let after = flow.one_round();
+            assert!(
+                (after - before).abs() < 0.25 * before.max(1.0),
+                "linux {linux}: {before:.2} segments per RTT before the pause, {after:.2} after"
+            );
         }
     }
 

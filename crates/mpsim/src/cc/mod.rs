@@ -153,6 +153,10 @@ pub trait CongestionControl {
     /// Every ACK that advances `snd_una`, in any state (OLIA's inter-loss byte counts).
     fn on_ack_any(&mut self, _i: usize, _subflows: &[SubflowView], _bytes_acked: u64) {}
 
+    /// Subflow `i` sends data with nothing in flight, `idle` after it last sent (Linux
+    /// `CA_EVENT_TX_START`, raised by `tcp_event_data_sent`; CUBIC's §5.8 application limit).
+    fn on_send_after_idle(&mut self, _i: usize, _idle: SimTime, _now: SimTime) {}
+
     /// An ACK that advances `snd_una` and carries an RTT sample of `rtt_s` seconds, before the
     /// window grows; `snd_una` and `snd_nxt` are subflow `i`'s, after the ACK (relative to the
     /// ISN). Returns a new ssthresh to end slow start (CUBIC's HyStart).
@@ -224,9 +228,9 @@ impl CongestionControl for Cc {
     ) {
         self.inner().on_congestion_event(i, subflows, now, timeout)
     }
-    // The two per-ACK hooks below are empty for every algorithm but one; calling only that one
-    // spares every ACK two indirect calls. An algorithm that gains one of these hooks must be
-    // added to its match.
+    // The hooks below are empty for every algorithm but one; calling only that one spares every
+    // ACK (or send) an indirect call. An algorithm that gains one of these hooks must be added
+    // to its match.
     fn on_ack_any(&mut self, i: usize, subflows: &[SubflowView], bytes_acked: u64) {
         match self {
             Cc::Olia(c) => c.on_ack_any(i, subflows, bytes_acked),
@@ -245,6 +249,12 @@ impl CongestionControl for Cc {
         match self {
             Cc::Cubic(c) => c.on_rtt_sample(i, subflows, rtt_s, snd_una, snd_nxt, now),
             Cc::Reno(_) | Cc::Olia(_) | Cc::Lia(_) | Cc::Balia(_) => None,
+        }
+    }
+    fn on_send_after_idle(&mut self, i: usize, idle: SimTime, now: SimTime) {
+        match self {
+            Cc::Cubic(c) => c.on_send_after_idle(i, idle, now),
+            Cc::Reno(_) | Cc::Olia(_) | Cc::Lia(_) | Cc::Balia(_) => {}
         }
     }
 }

@@ -18,7 +18,7 @@ use super::penalization::{
 use super::receive_buffer::ReceiveBuffer;
 use super::scheduler::{self, LINGER_BURST_BYTES};
 use crate::app::Application;
-use crate::cc::{Cc, CcParams, SubflowView};
+use crate::cc::{Cc, CcParams, CongestionControl, SubflowView};
 use crate::event::{Event, EventQueue, Timer};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{
@@ -461,6 +461,7 @@ impl Connection {
             if self.scheduler != SchedulerKind::Linger {
                 self.restart_if_idle(s, 1, ctx.now);
             }
+            self.note_send_after_idle(s, ctx.now);
             let sf = &mut self.subflows[s];
             let p = sf.send_new(self.index, dsn, len, ctx.now, ctx.events);
             ctx.send(&p);
@@ -623,6 +624,7 @@ impl Connection {
                 }
                 self.restart_if_idle(s, 1, ctx.now);
                 let (dsn, len) = self.take_new(s);
+                self.note_send_after_idle(s, ctx.now);
                 let p = self.subflows[s].send_new(self.index, dsn, len, ctx.now, ctx.events);
                 ctx.send(&p);
                 if self.scheduler == SchedulerKind::Redundant {
@@ -707,6 +709,7 @@ impl Connection {
             self.clear_rwnd_blocked(ctx.now);
             self.rr_last = 0;
             let (dsn, len) = self.take_new(0);
+            self.note_send_after_idle(0, ctx.now);
             let p = self.subflows[0].send_new(self.index, dsn, len, ctx.now, ctx.events);
             ctx.send(&p);
             pipe += len as u64;
@@ -776,6 +779,21 @@ impl Connection {
             };
             self.restart_if_idle(s, buffers as u32, now);
         }
+    }
+
+    /// Tell the congestion control that subflow `s` sends after an idle period (nothing in
+    /// flight), before it sends. The test is inlined; the call stays out of the per-packet paths.
+    #[inline(always)]
+    fn note_send_after_idle(&mut self, s: usize, now: SimTime) {
+        if let Some(idle) = self.subflows[s].idle_before_send(now) {
+            self.cc_send_after_idle(s, idle, now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn cc_send_after_idle(&mut self, s: usize, idle: SimTime, now: SimTime) {
+        self.cc.on_send_after_idle(s, idle, now);
     }
 
     /// [`Subflow::restart_after_idle`] on subflow `s`, keeping its view current. The test of

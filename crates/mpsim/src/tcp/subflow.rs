@@ -547,6 +547,17 @@ impl Subflow {
         }
     }
 
+    /// Nothing is in flight, so the next data sent ends an idle period: how long since data
+    /// was last sent (Linux `lsndtime`), when it is longer than nothing.
+    #[inline]
+    pub fn idle_before_send(&self, now: SimTime) -> Option<SimTime> {
+        if !self.segs.is_empty() {
+            return None;
+        }
+        let idle = now.saturating_sub(self.last_send);
+        (idle > SimTime::ZERO).then_some(idle)
+    }
+
     /// The subflow became usable for data now: Linux sets `lsndtime` when a connection is
     /// established (`tcp_init_transfer`), so the first data is not sent "after idle".
     pub fn mark_established(&mut self, now: SimTime) {

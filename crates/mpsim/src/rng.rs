@@ -4,6 +4,7 @@
 //! link or a flow does not perturb the random draws of the others, and the same seed always gives
 //! the same run (STYLE.md: one endpoint seed, every stream derived from it).
 
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -14,6 +15,7 @@ pub enum StreamPurpose {
     LinkJitter = 2,
     RedDrop = 3,
     FlowStart = 4,
+    StartOrder = 5,
 }
 
 /// One independent random stream.
@@ -38,6 +40,11 @@ impl RandomStream {
     /// A uniform draw in [0, 1).
     pub fn uniform(&mut self) -> f64 {
         self.inner.gen::<f64>()
+    }
+
+    /// `items` in a uniformly random order.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        items.shuffle(&mut self.inner);
     }
 
     /// True with probability `p`.

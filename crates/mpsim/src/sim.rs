@@ -42,6 +42,8 @@ impl<'s> Simulator<'s> {
         let mut events = EventQueue::new();
         let warmup = SimTime::from_secs_f64(scenario.warmup_s);
         let mut conns = Vec::new();
+        // (time, connection, subflow) of every subflow's first moment to send.
+        let mut starts: Vec<(SimTime, u32, u16)> = Vec::new();
         let end = SimTime::from_secs_f64(scenario.duration_s);
         for (f, spec) in scenario.flows.iter().enumerate() {
             let mut start_rng =
@@ -76,13 +78,7 @@ impl<'s> Simulator<'s> {
                 // the ACK of that ACK (out-of-tree `pre_established`, upstream
                 // `fully_established`).
                 let established = start + routes[0].2;
-                events.schedule(
-                    established,
-                    Event::SubflowStart {
-                        conn: index,
-                        subflow: 0,
-                    },
-                );
+                starts.push((established, index, 0));
                 let join_start = established
                     + spec
                         .join_delay_s
@@ -92,16 +88,20 @@ impl<'s> Simulator<'s> {
                     // The MP_JOIN's third ACK reaches the peer half a round trip before the
                     // ACK of it lets the subflow send.
                     conn.peer_learns_join(i, join_start + route.2 + SimTime(route.2 .0 / 2));
-                    events.schedule(
-                        join_start + route.2 + route.2,
-                        Event::SubflowStart {
-                            conn: index,
-                            subflow: i as u16,
-                        },
-                    );
+                    starts.push((join_start + route.2 + route.2, index, i as u16));
                 }
                 conns.push(conn);
             }
+        }
+        // Events at one instant run in the order they were scheduled. Subflows that start
+        // together must not go in the order their flows are listed, which would hand the
+        // first-listed the head of every shared queue at every seed: a seeded order of the
+        // connections breaks the tie.
+        let mut rank: Vec<u32> = (0..conns.len() as u32).collect();
+        RandomStream::derive(scenario.seed, 0, StreamPurpose::StartOrder).shuffle(&mut rank);
+        starts.sort_by_key(|&(t, conn, subflow)| (t, rank[conn as usize], subflow));
+        for (t, conn, subflow) in starts {
+            events.schedule(t, Event::SubflowStart { conn, subflow });
         }
         if warmup > SimTime::ZERO {
             events.schedule(warmup, Event::WarmupEnd);

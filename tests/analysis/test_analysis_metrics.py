@@ -298,3 +298,50 @@ def test_flow_entry_metric_names() -> None:
     assert info.unit == "Mbit/s" and info.higher_is_better is True
     with pytest.raises(KeyError):
         metric_info("goodput")
+
+
+def _blocks_scenario(slow_mbps: float, stop_s: float | None = None) -> dict:
+    def blocks(flow_id: str, link: str) -> dict:
+        flow = {
+            "id": flow_id,
+            "protocol": "tcp",
+            "paths": [[link]],
+            "rcvbuf_bytes": 262_144,
+            "app": {"kind": "blocks", "block_bytes": 65_536},
+        }
+        if stop_s is not None and link == "slow":
+            flow["stop_s"] = stop_s
+        return flow
+
+    return {
+        "duration_s": 8.0,
+        "warmup_s": 2.0,
+        "links": [
+            {"id": "fast", "capacity_mbps": 10.0, "delay_ms": 10.0},
+            {"id": "slow", "capacity_mbps": slow_mbps, "delay_ms": 10.0},
+        ],
+        "flows": [blocks("a", "fast"), blocks("b", "slow")],
+    }
+
+
+def test_a_flow_that_completes_no_block_makes_the_worst_latency_unfinished() -> None:
+    # 64 KB blocks over 0.02 Mbit/s: the first takes about 26 s, far past the 8 s run. The worst
+    # flow's latency is that flow's, longer than the run shows, not the fast flow's alone.
+    scenario = _blocks_scenario(0.02)
+    report = sim.run(scenario).to_dict()
+    assert report["flows"][1]["block_latency"] is None
+    metrics = run_metrics(report, scenario)
+    assert metrics["block_latency_p50_ms"] == math.inf
+    assert metrics["block_latency_p95_ms"] == math.inf
+    assert metric_info("block_latency_p50_ms").unfinished
+    # Both flows complete blocks at 5 Mbit/s: the worst is finite.
+    scenario = _blocks_scenario(5.0)
+    metrics = run_metrics(sim.run(scenario).to_dict(), scenario)
+    assert math.isfinite(metrics["block_latency_p50_ms"])
+
+
+def test_a_flow_that_stopped_writing_before_the_warm_up_does_not_count() -> None:
+    scenario = _blocks_scenario(0.02, stop_s=1.0)
+    report = sim.run(scenario).to_dict()
+    metrics = run_metrics(report, scenario)
+    assert metrics["block_latency_p50_ms"] == report["flows"][0]["block_latency"]["p50_ms"]

@@ -235,11 +235,29 @@ def _fair_share_ratios(by_group: bool) -> Callable[[Report, Scenario], float | N
 
 
 def _block_latency(field: str) -> Callable[[Report, Scenario], float | None]:
-    def extract(report: Report, _scenario: Scenario) -> float | None:
-        values = [f["block_latency"][field] for f in report["flows"] if f.get("block_latency")]
+    """The worst flow's block latency; infinite when a flow that went on writing blocks past
+    the warm-up completed none after it (starved: its latency is longer than the run shows),
+    as an unfinished transfer's completion time is."""
+
+    def extract(report: Report, scenario: Scenario) -> float | None:
+        warmup = float(scenario.get("warmup_s", 0.0))
+        writing = {
+            f["id"]
+            for f in scenario["flows"]
+            if app_kind(f) == "blocks" and (f.get("stop_s") is None or f["stop_s"] > warmup)
+        }
+        values = []
+        for f in report["flows"]:
+            if f.get("block_latency"):
+                values.append(float(f["block_latency"][field]))
+            elif _base_id(f["id"]) in writing:
+                values.append(math.inf)
         return max(values) if values else None
 
     return extract
+
+
+BLOCKS_UNFINISHED = "a flow writing blocks completed none after the warm-up"
 
 
 def _completion(report: Report, scenario: Scenario) -> float | None:
@@ -415,6 +433,7 @@ RUN_METRICS: dict[str, RunMetric] = {
                 "median application block latency (worst flow)",
                 "ms",
                 higher_is_better=False,
+                unfinished=BLOCKS_UNFINISHED,
             ),
             _block_latency("p50_ms"),
         ),
@@ -424,6 +443,7 @@ RUN_METRICS: dict[str, RunMetric] = {
                 "95th percentile block latency (worst flow)",
                 "ms",
                 higher_is_better=False,
+                unfinished=BLOCKS_UNFINISHED,
             ),
             _block_latency("p95_ms"),
         ),

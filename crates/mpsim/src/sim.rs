@@ -308,7 +308,7 @@ impl<'s> Simulator<'s> {
                         retransmits: sf.counters.retransmits,
                         fast_retransmits: sf.counters.fast_retransmits,
                         timeouts: sf.counters.timeouts,
-                        mean_srtt_ms: sf.rtt.mean_srtt() * 1e3,
+                        mean_srtt_ms: sf.rtt.mean_srtt(self.end) * 1e3,
                         max_cwnd_bytes: sf.counters.max_cwnd,
                         time_to_max_cwnd_s: if sf.established {
                             (sf.counters.max_cwnd_at.max(sf.start_time) - sf.start_time)

@@ -1087,7 +1087,7 @@ impl Connection {
                 let sf = &mut self.subflows[subflow as usize];
                 sf.mark_established(ctx.now);
                 // The handshake gives the first RTT sample, as in Linux.
-                sf.rtt.sample(sf.base_rtt.as_secs_f64());
+                sf.rtt.sample(sf.base_rtt.as_secs_f64(), ctx.now);
                 scheduler::update_pacing_rate(sf);
                 self.views[subflow as usize] = sf.view();
                 if subflow == 0 {
@@ -1545,7 +1545,7 @@ mod tests {
         );
         c.peer_edge = 1 << 22;
         let sf = &mut c.subflows[0];
-        sf.rtt.sample(0.05);
+        sf.rtt.sample(0.05, SimTime::ZERO);
         sf.cwnd = 47.0 * MSS_BYTES as f64;
         sf.counters.max_cwnd = sf.cwnd; // the send buffer grew with it and stays
         sf.ssthresh = 31.0 * MSS_BYTES as f64;

@@ -153,7 +153,7 @@ mod tests {
         let mut slow = Subflow::new(1, 2, 3, SimTime::from_millis(200), &opts);
         for (sf, rtt) in [(&mut fast, 0.02), (&mut slow, 0.2)] {
             sf.established = true;
-            sf.rtt.sample(rtt);
+            sf.rtt.sample(rtt, SimTime::ZERO);
         }
         vec![fast, slow]
     }
@@ -302,7 +302,7 @@ mod tests {
             &carried
         ));
         sfs[0].rtt = crate::tcp::rtt::RttEstimator::new(crate::scenario::RtoPolicy::Linux);
-        sfs[0].rtt.sample(0.1);
+        sfs[0].rtt.sample(0.1, SimTime::ZERO);
         assert!(
             !should_retransmit_opportunistically(&opts(Penalization::Off), &sfs, 0, &HEAD_ON_SLOW),
             "100 ms × 4 > 200 ms, cwnd 40"

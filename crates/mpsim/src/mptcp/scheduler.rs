@@ -217,7 +217,7 @@ mod tests {
         assert_eq!(linger(&mut subflows, 0), Some(0));
         assert!((subflows[0].avg_pacing_rate - 2_896_000.0).abs() < 1.0);
         for _ in 0..200 {
-            subflows[0].rtt.sample(0.1);
+            subflows[0].rtt.sample(0.1, crate::time::SimTime::ZERO);
         }
         assert!((pacing_rate(&subflows[0]) - 289_600.0).abs() < 10.0);
         for burst in 1..=4 {

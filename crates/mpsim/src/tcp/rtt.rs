@@ -27,7 +27,12 @@ pub struct RttEstimator {
     pub rttvar: f64,
     rto: SimTime,
     pub samples: u64,
-    srtt_sum: f64,
+    /// The first sample's time, the last one's, and the integral of SRTT over the time
+    /// between them (s·s): the mean SRTT is over time, as the emulator's periodic TCP_INFO
+    /// readings give it, not over samples, which would weight the periods with more ACKs.
+    first_sample_at: SimTime,
+    last_sample_at: SimTime,
+    srtt_integral: f64,
 }
 
 impl RttEstimator {
@@ -38,22 +43,26 @@ impl RttEstimator {
             rttvar: 0.0,
             rto: INITIAL_RTO,
             samples: 0,
-            srtt_sum: 0.0,
+            first_sample_at: SimTime::ZERO,
+            last_sample_at: SimTime::ZERO,
+            srtt_integral: 0.0,
         }
     }
 
-    /// Feed one RTT measurement, seconds.
-    pub fn sample(&mut self, r: f64) {
+    /// Feed one RTT measurement, seconds, taken at `now`.
+    pub fn sample(&mut self, r: f64, now: SimTime) {
         if self.samples == 0 {
             self.srtt = r;
             self.rttvar = r / 2.0;
+            self.first_sample_at = now;
         } else {
+            self.srtt_integral += self.srtt * now.saturating_sub(self.last_sample_at).as_secs_f64();
             // RFC 6298 (2.3): RTTVAR first, with the old SRTT.
             self.rttvar = (1.0 - BETA) * self.rttvar + BETA * (self.srtt - r).abs();
             self.srtt = (1.0 - ALPHA) * self.srtt + ALPHA * r;
         }
         self.samples += 1;
-        self.srtt_sum += self.srtt;
+        self.last_sample_at = now;
         let rto_s = match self.policy {
             RtoPolicy::Rfc6298 => {
                 (self.srtt + (K * self.rttvar).max(GRANULARITY_S)).max(RFC_MIN_RTO_S)
@@ -68,12 +77,17 @@ impl RttEstimator {
         self.rto
     }
 
-    pub fn mean_srtt(&self) -> f64 {
+    /// The time average of SRTT from the first sample until `end`, seconds; 0 without samples.
+    pub fn mean_srtt(&self, end: SimTime) -> f64 {
         if self.samples == 0 {
-            0.0
-        } else {
-            self.srtt_sum / self.samples as f64
+            return 0.0;
         }
+        let span = end.saturating_sub(self.first_sample_at).as_secs_f64();
+        if span <= 0.0 {
+            return self.srtt;
+        }
+        let last = self.srtt * end.saturating_sub(self.last_sample_at).as_secs_f64();
+        (self.srtt_integral + last) / span
     }
 }
 
@@ -85,7 +99,7 @@ mod tests {
     #[test]
     fn rfc6298_worked_example() {
         let mut e = RttEstimator::new(RtoPolicy::Rfc6298);
-        e.sample(0.100);
+        e.sample(0.100, SimTime::ZERO);
         assert!((e.srtt - 0.100).abs() < 1e-12);
         assert!((e.rttvar - 0.050).abs() < 1e-12);
         assert_eq!(
@@ -93,21 +107,34 @@ mod tests {
             SimTime::from_secs_f64(1.0),
             "0.3 s rounds up to the 1 s floor"
         );
-        e.sample(0.120);
+        e.sample(0.120, SimTime::ZERO);
         assert!((e.rttvar - 0.0425).abs() < 1e-12);
         assert!((e.srtt - 0.1025).abs() < 1e-12);
         assert_eq!(e.rto(), SimTime::from_secs_f64(1.0));
     }
 
+    /// Samples of 100 ms at 1 s and 500 ms at 2 s: SRTT is 100 ms for one second, then
+    /// 0.875·0.1 + 0.125·0.5 = 150 ms for three, so its mean until 5 s is
+    /// (0.1·1 + 0.15·3)/4 = 137.5 ms; the mean of the two SRTT values would say 125 ms.
+    #[test]
+    fn mean_srtt_is_over_time() {
+        let mut e = RttEstimator::new(RtoPolicy::Linux);
+        e.sample(0.100, SimTime::from_millis(1_000));
+        e.sample(0.500, SimTime::from_millis(2_000));
+        assert!((e.mean_srtt(SimTime::from_millis(5_000)) - 0.1375).abs() < 1e-12);
+        assert!((e.mean_srtt(SimTime::from_millis(1_000)) - 0.15).abs() < 1e-12);
+        assert_eq!(RttEstimator::new(RtoPolicy::Linux).mean_srtt(SimTime::MAX), 0.0);
+    }
+
     #[test]
     fn linux_policy_adds_200ms_to_srtt() {
         let mut e = RttEstimator::new(RtoPolicy::Linux);
-        e.sample(0.100);
+        e.sample(0.100, SimTime::ZERO);
         // srtt + max(200 ms, 4·50 ms) = 300 ms
         assert_eq!(e.rto(), SimTime::from_millis(300));
         let mut steady = RttEstimator::new(RtoPolicy::Linux);
         for _ in 0..200 {
-            steady.sample(0.050);
+            steady.sample(0.050, SimTime::ZERO);
         }
         assert_eq!(steady.rto(), SimTime::from_millis(250));
     }

@@ -756,7 +756,7 @@ impl Subflow {
             self.high_sacked = self.high_sacked.max(ack);
             let rtt_sample = (pkt.ts_ecr != NO_TIMESTAMP && now.0 >= pkt.ts_ecr).then(|| {
                 let rtt_s = u64_to_f64(now.0 - pkt.ts_ecr) * 1e-9;
-                self.rtt.sample(rtt_s);
+                self.rtt.sample(rtt_s, now);
                 if self.rack_enabled {
                     self.rack.rtt_sample(rtt_s);
                 }
@@ -1703,7 +1703,7 @@ mod tests {
         assert!(!fack.sf.in_recovery && !fack.sf.has_retransmissions_pending());
 
         let mut rack = rack_sender(3);
-        rack.sf.rtt.sample(0.1); // the handshake's
+        rack.sf.rtt.sample(0.1, SimTime::ZERO); // the handshake's
         rack.views[0] = rack.sf.view();
         rack.ack_echoing(0, sacking(&[(1, 2)]), at(100), at(0));
         rack.ack_echoing(0, sacking(&[(1, 3)]), at(100), at(0));
@@ -1749,7 +1749,7 @@ mod tests {
             ..TcpOptions::default()
         };
         let mut s = sender_with(20, opts);
-        s.sf.rtt.sample(0.1); // the handshake's: RACK's reordering window is 25 ms
+        s.sf.rtt.sample(0.1, SimTime::ZERO); // the handshake's: RACK's reordering window is 25 ms
         s.sf.cwnd = 20.0 * SEG as f64;
         s.views[0] = s.sf.view();
         let mut next_new = 20;
@@ -1846,7 +1846,7 @@ mod tests {
         };
         let mut sf = Subflow::new(0, 0, 1, SimTime::from_millis(40), &opts);
         sf.mark_established(SimTime::ZERO);
-        sf.rtt.sample(0.04);
+        sf.rtt.sample(0.04, SimTime::ZERO);
         sf.cwnd = cwnd * SEG as f64;
         sf.ssthresh = ssthresh * SEG as f64;
         let rto = sf.current_rto();

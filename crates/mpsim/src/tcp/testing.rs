@@ -12,7 +12,7 @@ pub fn established(index: u16, rtt_s: f64, cwnd_segments: f64, ssthresh_segments
     let base_rtt = SimTime((rtt_s * 1e9) as u64);
     let mut sf = Subflow::new(index, 0, 1, base_rtt, &TcpOptions::default());
     sf.established = true;
-    sf.rtt.sample(rtt_s);
+    sf.rtt.sample(rtt_s, SimTime::ZERO);
     sf.cwnd = cwnd_segments * MSS;
     sf.ssthresh = ssthresh_segments * MSS;
     sf

@@ -92,6 +92,13 @@ impl RangeSet {
     /// holding earlier ones, newest first, so that each block is repeated in the next ACKs in
     /// case some are lost; then the highest others.
     pub fn blocks(&self, ack: u64, reported: &ReportedBlocks) -> SackBlocks {
+        let mut out = NO_SACK;
+        // One hole, the common case: nothing to order.
+        if self.ranges.len() == 1 {
+            let (s, e) = self.ranges[0];
+            out[0] = rel(ack, s, e);
+            return out;
+        }
         let mut chosen = [(0u64, 0u64); 3];
         let mut n = 0;
         let recent = reported
@@ -106,7 +113,6 @@ impl RangeSet {
                 n += 1;
             }
         }
-        let mut out = NO_SACK;
         for (slot, &(s, e)) in out.iter_mut().zip(&chosen[..n]) {
             *slot = rel(ack, s, e);
         }

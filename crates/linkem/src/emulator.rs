@@ -315,23 +315,10 @@ impl Emulator {
 mod tests {
     use super::*;
 
-    fn pure_delay() -> LinkDir {
-        use mpsim::rng::{RandomStream, StreamPurpose};
-        LinkDir::new(
-            None,
-            SimTime::from_millis(10),
-            SimTime::ZERO,
-            0.0,
-            None,
-            RandomStream::derive(1, 0, StreamPurpose::LinkLoss),
-            RandomStream::derive(1, 0, StreamPurpose::LinkJitter),
-        )
-    }
-
     #[test]
     fn only_a_packet_the_device_took_is_delivered_and_timed() {
         let mut tun = InterfaceStatus::default();
-        let mut dir = pure_delay();
+        let mut dir = crate::link::pure_delay(SimTime::from_millis(10));
         let d = |payload| Delivery {
             payload,
             bytes: 1500,

@@ -256,6 +256,22 @@ impl LinkDir {
     }
 }
 
+/// A direction without rate, queue, loss or jitter: `delay` and nothing else. For tests here and
+/// in the emulator's.
+#[cfg(test)]
+pub(crate) fn pure_delay(delay: SimTime) -> LinkDir {
+    use mpsim::rng::StreamPurpose;
+    LinkDir::new(
+        None,
+        delay,
+        SimTime::ZERO,
+        0.0,
+        None,
+        RandomStream::derive(1, 0, StreamPurpose::LinkLoss),
+        RandomStream::derive(1, 0, StreamPurpose::LinkJitter),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,15 +433,7 @@ mod tests {
 
     #[test]
     fn an_unlimited_direction_is_a_pure_delay() {
-        let mut l = LinkDir::new(
-            None,
-            SimTime::from_millis(75),
-            SimTime::ZERO,
-            0.0,
-            None,
-            RandomStream::derive(1, 1, StreamPurpose::LinkLoss),
-            RandomStream::derive(1, 1, StreamPurpose::LinkJitter),
-        );
+        let mut l = pure_delay(SimTime::from_millis(75));
         for _ in 0..100 {
             assert_eq!(
                 exit(l.offer(SimTime::from_millis(1), 1500)),

@@ -55,17 +55,20 @@ class SubflowReport(_Part):
     """Payload delivered in order at subflow level over the measurement window, Mbit/s
     (includes copies the connection level later discarded)."""
     bytes_delivered: int
+    """Payload delivered in order at subflow level over the whole run, bytes."""
     packets_sent: int
+    """Data segments sent, retransmissions included, whole run."""
     retransmits: int
-    """Segments retransmitted on this subflow."""
+    """Segments retransmitted on this subflow, whole run."""
     fast_retransmits: int
-    """Loss recoveries started without a timeout, one per episode; the emulator can only give
-    the retransmitted segments less the timeouts (its report's notes say so)."""
+    """Loss recoveries started without a timeout, one per episode, whole run; the emulator can
+    only give the retransmitted segments less the timeouts (its report's notes say so)."""
     timeouts: int
-    """Retransmission timer expiries."""
+    """Retransmission timer expiries, whole run."""
     mean_srtt_ms: float
-    """Mean smoothed RTT over the run, ms (0 if never sampled)."""
+    """Mean smoothed RTT over the whole run, ms (0 if never sampled)."""
     max_cwnd_bytes: float
+    """Largest congestion window of the whole run, bytes."""
     time_to_max_cwnd_s: float
     """Seconds from the subflow's start until its cwnd first reached ``max_cwnd_bytes``."""
 
@@ -80,26 +83,35 @@ class FlowReport(_Part):
     bytes_delivered: int
     """Bytes read by the receiving application over the whole run."""
     retransmits: int
-    """Segments retransmitted on their own subflow."""
+    """Segments retransmitted on their own subflow, whole run."""
     reinjections: int
-    """Segments re-sent on another subflow."""
+    """Segments re-sent on another subflow, whole run."""
     penalizations: int
+    """Times a slow subflow was penalised, whole run."""
     rwnd_limited_s: float
-    """Seconds with data and congestion window but a closed receive window."""
+    """Seconds of the measurement window with data and congestion window but a closed receive
+    window."""
     peak_rcvbuf_bytes: int
+    """Highest receive-buffer occupancy over the whole run, bytes."""
     final_rcvbuf_bytes: int
+    """Receive buffer size at the end of the run, bytes."""
     completion_s: float | None = None
-    """``size`` applications: seconds from start to the last byte read; None if unfinished."""
+    """``size`` applications: seconds from start to the last byte read, whatever the warm-up;
+    None if unfinished."""
     block_latency: LatencySummary | None = None
-    """``blocks`` applications: latency of the completed blocks."""
+    """``blocks`` applications: latency of the blocks completed in the measurement window."""
     subflows: list[SubflowReport]
 
 
 class LinkReport(_Part):
+    """The forward direction of a link; every counter covers the measurement window, except
+    ``max_queue_packets``."""
+
     id: str
     utilization: float
     """Fraction of the measurement window the forward direction was transmitting."""
     packets: int
+    """Packets admitted for transmission (neither dropped by the queue nor lost)."""
     bytes: int
     drops: int
     """All drops: queue overflow, RED and random loss."""
@@ -109,7 +121,9 @@ class LinkReport(_Part):
     loss_rate: float
     """drops / packets offered to the link."""
     mean_queue_packets: float
+    """Time-averaged queue length, packets."""
     max_queue_packets: int
+    """Longest queue of the whole run, packets."""
 
 
 class NamedSeries(_Part):
@@ -149,7 +163,9 @@ class Report(_Part):
     scenario: Scenario
     seed: int
     measured_s: float
-    """Seconds over which rates were measured (duration − warm-up)."""
+    """Seconds over which rates were measured (duration − warm-up): the measured window. Each
+    field says whether it covers that window or the whole run; a warm-up changes only the
+    former."""
     events: int
     """Events processed by the engine."""
     packets_delivered: int

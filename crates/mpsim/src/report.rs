@@ -12,7 +12,9 @@ pub struct Report {
     pub mpsim_version: String,
     pub scenario: Scenario,
     pub seed: u64,
-    /// Seconds over which rates were measured (duration − warm-up).
+    /// Seconds over which rates were measured (duration − warm-up): the measured window. Each
+    /// field below says whether it covers that window or the whole run; a warm-up changes only
+    /// the former.
     pub measured_s: f64,
     /// Events processed by the engine.
     pub events: u64,
@@ -37,23 +39,26 @@ pub struct FlowReport {
     pub goodput_mbps: f64,
     /// Bytes read by the receiving application over the whole run.
     pub bytes_delivered: u64,
-    /// Segments retransmitted on their own subflow (fast retransmit and timeout).
+    /// Segments retransmitted on their own subflow (fast retransmit and timeout), whole run.
     pub retransmits: u64,
     /// Segments re-sent on another subflow (reinjection on timeout, opportunistic retransmission,
-    /// redundant copies).
+    /// redundant copies), whole run.
     pub reinjections: u64,
-    /// Times a slow subflow was penalised.
+    /// Times a slow subflow was penalised, whole run.
     pub penalizations: u64,
-    /// Seconds during which the sender had data and congestion window but the receive window
-    /// was closed.
+    /// Seconds of the measurement window during which the sender had data and congestion window
+    /// but the receive window was closed.
     pub rwnd_limited_s: f64,
-    /// Highest receive-buffer occupancy (in-order unread + out-of-order), bytes.
+    /// Highest receive-buffer occupancy (in-order unread + out-of-order) over the whole run,
+    /// bytes.
     pub peak_rcvbuf_bytes: u64,
-    /// Final receive buffer size (grows under auto-tuning), bytes.
+    /// Receive buffer size at the end of the run (grows under auto-tuning), bytes.
     pub final_rcvbuf_bytes: u64,
-    /// For `size` applications: seconds from start to the last byte read; None if unfinished.
+    /// For `size` applications: seconds from start to the last byte read, whatever the warm-up;
+    /// None if unfinished.
     pub completion_s: Option<f64>,
-    /// For `blocks` applications: latency distribution of completed blocks.
+    /// For `blocks` applications: latency distribution of the blocks completed in the
+    /// measurement window.
     pub block_latency: Option<LatencySummary>,
     pub subflows: Vec<SubflowReport>,
 }
@@ -65,13 +70,19 @@ pub struct SubflowReport {
     /// Payload delivered in order at subflow level over the measurement window, Mbit/s
     /// (includes copies that the connection level later discarded).
     pub goodput_mbps: f64,
+    /// Payload delivered in order at subflow level over the whole run, bytes.
     pub bytes_delivered: u64,
+    /// Data segments sent, retransmissions included, whole run.
     pub packets_sent: u64,
+    /// Segments retransmitted, whole run.
     pub retransmits: u64,
+    /// Loss recoveries started without a timeout, whole run.
     pub fast_retransmits: u64,
+    /// Retransmission timer expiries, whole run.
     pub timeouts: u64,
-    /// Mean smoothed RTT over the run, ms (0 if never sampled).
+    /// Mean smoothed RTT over the whole run, ms (0 if never sampled).
     pub mean_srtt_ms: f64,
+    /// Largest congestion window of the whole run, bytes.
     pub max_cwnd_bytes: f64,
     /// Seconds from the subflow's start until its cwnd first reached `max_cwnd_bytes`
     /// (the CoNEXT 2013 slow-start metric).
@@ -88,11 +99,14 @@ pub struct LatencySummary {
     pub max_ms: f64,
 }
 
+/// Every counter covers the forward direction over the measurement window, except
+/// `max_queue_packets`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LinkReport {
     pub id: String,
     /// Fraction of the measurement window the forward direction was transmitting.
     pub utilization: f64,
+    /// Packets admitted for transmission (neither dropped by the queue nor lost).
     pub packets: u64,
     pub bytes: u64,
     /// All drops: queue overflow, RED and random loss.
@@ -102,7 +116,9 @@ pub struct LinkReport {
     pub random_drops: u64,
     /// drops / packets offered to the link.
     pub loss_rate: f64,
+    /// Time-averaged queue length, packets.
     pub mean_queue_packets: f64,
+    /// Longest queue of the whole run, packets.
     pub max_queue_packets: u64,
 }
 

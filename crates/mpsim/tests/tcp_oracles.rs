@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use mpsim::report::{FlowReport, Report, SubflowReport};
 use serde_json::json;
 
 /// One Reno flow over 10 Mbit/s, 20 ms one-way, drop-tail of one BDP: a buffer of one BDP keeps
@@ -166,6 +167,91 @@ fn runs_are_deterministic() {
     let mut other = v;
     other["seed"] = json!(12);
     assert_ne!(a, serde_json::to_string(&run(other)).unwrap());
+}
+
+/// A warm-up moves the start of the measured window and nothing else: the fields the report
+/// documents as whole-run are the same with and without one, and those of the measured window
+/// count less.
+#[test]
+fn a_warm_up_changes_only_the_measured_window_fields() {
+    let run_with = |warmup_s: f64| {
+        run(json!({
+            "duration_s": 12.0, "warmup_s": warmup_s, "seed": 4,
+            "links": [{"id": "wifi", "capacity_mbps": 8.0, "delay_ms": 10.0, "loss": 0.005,
+                       "queue": {"kind": "droptail", "ms": 80}},
+                      {"id": "3g", "capacity_mbps": 2.0, "delay_ms": 75.0,
+                       "queue": {"kind": "red", "min_packets": 5, "max_packets": 15,
+                                 "max_p": 0.1, "limit_packets": 60}}],
+            "flows": [{"id": "m", "protocol": "mptcp", "paths": [["wifi"], ["3g"]],
+                       "rcvbuf_bytes": 65536, "penalization": "nsdi12",
+                       "app": {"kind": "blocks", "block_bytes": 8192}},
+                      {"id": "t", "protocol": "tcp", "paths": [["3g"]], "cc": "cubic",
+                       "app": {"kind": "size", "bytes": 500000}}]
+        }))
+    };
+    let (cold, warm) = (run_with(0.0), run_with(4.0));
+    for (c, w) in cold.flows.iter().zip(&warm.flows) {
+        let whole_run = |f: &FlowReport| {
+            (
+                f.bytes_delivered,
+                f.retransmits,
+                f.reinjections,
+                f.penalizations,
+            )
+        };
+        assert_eq!(whole_run(c), whole_run(w), "{}", c.id);
+        assert_eq!(
+            (c.peak_rcvbuf_bytes, c.final_rcvbuf_bytes, c.completion_s),
+            (w.peak_rcvbuf_bytes, w.final_rcvbuf_bytes, w.completion_s),
+            "{}",
+            c.id
+        );
+        for (cs, ws) in c.subflows.iter().zip(&w.subflows) {
+            let whole_run = |s: &SubflowReport| {
+                (
+                    s.bytes_delivered,
+                    s.packets_sent,
+                    s.retransmits,
+                    s.fast_retransmits,
+                    s.timeouts,
+                )
+            };
+            assert_eq!(whole_run(cs), whole_run(ws), "{}/{}", c.id, cs.index);
+            assert_eq!(
+                (cs.mean_srtt_ms, cs.max_cwnd_bytes, cs.time_to_max_cwnd_s),
+                (ws.mean_srtt_ms, ws.max_cwnd_bytes, ws.time_to_max_cwnd_s)
+            );
+            let window_bytes = |s: &SubflowReport, r: &Report| s.goodput_mbps * r.measured_s;
+            assert!(window_bytes(ws, &warm) < window_bytes(cs, &cold));
+        }
+        assert!(w.goodput_mbps * warm.measured_s < c.goodput_mbps * cold.measured_s);
+        assert!(w.rwnd_limited_s <= c.rwnd_limited_s);
+    }
+    let (m_cold, m_warm) = (flow(&cold, "m"), flow(&warm, "m"));
+    assert!(m_cold.rwnd_limited_s > 0.0 && m_cold.penalizations > 0);
+    let blocks = |f: &FlowReport| f.block_latency.as_ref().map_or(0, |b| b.count);
+    assert!(0 < blocks(m_warm) && blocks(m_warm) < blocks(m_cold));
+    for (c, w) in cold.links.iter().zip(&warm.links) {
+        assert_eq!(c.max_queue_packets, w.max_queue_packets, "{}", c.id);
+        assert!(w.packets < c.packets && w.bytes < c.bytes, "{}", c.id);
+        assert!(w.drops <= c.drops, "{}", c.id);
+    }
+    // With no warm-up the window is the run: every data segment the subflows sent over a link
+    // was offered to it at once, and carried or dropped; so was each connection's handshake
+    // ACK, on its first subflow (the handshakes are otherwise modelled as delays).
+    let offered_to = |link: &str| -> u64 {
+        let over_link = cold
+            .flows
+            .iter()
+            .flat_map(|f| &f.subflows)
+            .filter(|s| s.path == [link]);
+        over_link
+            .map(|s| s.packets_sent + u64::from(s.index == 0))
+            .sum()
+    };
+    for l in &cold.links {
+        assert_eq!(l.packets + l.drops, offered_to(&l.id), "{}", l.id);
+    }
 }
 
 /// A flow with count = 3 appears as id#0..id#2.

@@ -38,7 +38,7 @@ from mptcplab.analysis.paired import compare_variants, paired_differences
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
-from mptcplab.analysis.unfinished import unfinished_count
+from mptcplab.analysis.unfinished import nonfinite_text, unfinished_count
 from mptcplab.analysis.windows import window_traces
 from mptcplab.campaign import overrides
 from mptcplab.campaign.spec import PublishedSpec
@@ -89,10 +89,8 @@ def _esc(value: object) -> str:
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
-        if math.isnan(value):
-            return "–"
-        if math.isinf(value):  # a time past the run's end (mptcplab.analysis.unfinished)
-            return "∞" if value > 0 else "−∞"
+        if (text := nonfinite_text(value)) is not None:
+            return text
         if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
             return f"{value:.3e}"
         return f"{value:.4g}"

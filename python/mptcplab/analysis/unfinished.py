@@ -13,11 +13,19 @@ Two infinite values are tied: neither is known to be the larger.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["differences", "outer_differences", "quantiles", "unfinished_count"]
+__all__ = [
+    "differences",
+    "nonfinite_text",
+    "outer_differences",
+    "quantiles",
+    "unfinished_count",
+]
 
 
 def differences(b: npt.ArrayLike, a: npt.ArrayLike) -> np.ndarray:
@@ -27,6 +35,16 @@ def differences(b: npt.ArrayLike, a: npt.ArrayLike) -> np.ndarray:
     both = np.isposinf(x) & np.isposinf(y)
     with np.errstate(invalid="ignore"):
         return np.where(both, 0.0, y - x)
+
+
+def nonfinite_text(value: float) -> str | None:
+    """How tables write a value that is not a finite number ("–" for a missing one, "∞" for an
+    unfinished time), or None for a finite one."""
+    if math.isnan(value):
+        return "–"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return None
 
 
 def outer_differences(b: npt.ArrayLike, a: npt.ArrayLike) -> np.ndarray:

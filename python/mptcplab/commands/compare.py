@@ -23,10 +23,10 @@ if TYPE_CHECKING:
 
 
 def _number(value: float) -> str:
-    if math.isnan(value):
-        return "–"
-    if math.isinf(value):  # a time past the run's end (mptcplab.analysis.unfinished)
-        return "∞" if value > 0 else "−∞"
+    from mptcplab.analysis.unfinished import nonfinite_text
+
+    if (text := nonfinite_text(value)) is not None:
+        return text
     return f"{value:.3g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
 
 

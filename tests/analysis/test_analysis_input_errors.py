@@ -252,8 +252,8 @@ def test_run_metrics_and_unmet_need_take_the_models_as_their_siblings_do() -> No
 def test_log_gain_refuses_what_aggregation_benefit_refuses(mptcp, tcp, argument: str) -> None:
     with pytest.raises(ValueError, match=rf"{argument}: expected a finite value >= 0"):
         log_gain(mptcp, tcp)
-    # Not measured, or nothing delivered: no logarithm, as documented.
-    assert math.isnan(log_gain(math.nan, 1.0)) and math.isnan(log_gain(0.0, 1.0))
+    # Not measured: no logarithm, as documented.
+    assert math.isnan(log_gain(math.nan, 1.0)) and math.isnan(log_gain(1.0, math.nan))
 
 
 def test_jain_index_of_huge_or_tiny_shares_is_that_of_the_same_shares_in_another_unit() -> None:

@@ -74,8 +74,9 @@ def test_log_gain() -> None:
     assert log_gain(20.0, 10.0) == pytest.approx(math.log(2.0))
     assert log_gain(10.0, 10.0) == 0.0
     assert log_gain(5.0, 10.0) == pytest.approx(-math.log(2.0))
-    assert math.isnan(log_gain(0.0, 10.0))
-    assert math.isnan(log_gain(10.0, 0.0))
+    # MPTCP delivered nothing: worse than any ratio, not missing; without TCP, no ratio.
+    assert log_gain(0.0, 10.0) == -math.inf
+    assert math.isnan(log_gain(10.0, 0.0)) and math.isnan(log_gain(0.0, 0.0))
 
 
 def test_reference_metrics_use_the_best_path_for_the_gain() -> None:

@@ -101,21 +101,25 @@ def require_columns(
             )
 
 
-def finite_numbers(column: Any, argument: str, *, unfinished: bool = False) -> None:
+def finite_numbers(
+    column: Any, argument: str, *, unfinished: bool = False, stalled: bool = False
+) -> None:
     """Refuse a table column (a pandas Series) of other things than numbers, or with infinite
     values: percentiles and medians over them are NaN or meaningless. NaN is a missing value.
-    With ``unfinished``, +inf is a time that ran past its run (``analysis.unfinished``)."""
+    With ``unfinished``, +inf is a time that ran past its run, and with ``stalled`` −inf is a
+    log gain where MPTCP delivered nothing (``analysis.unfinished``)."""
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     name = column.name
     if column.notna().any() and (not is_numeric_dtype(column) or is_bool_dtype(column)):
         raise ValueError(f"{argument}: column {name!r} holds {column.dtype} values, not numbers")
-    refused = [-math.inf] if unfinished else [math.inf, -math.inf]
+    refused = [v for v, kept in ((math.inf, unfinished), (-math.inf, stalled)) if not kept]
     infinite = int(column.isin(refused).sum())
     if infinite:
+        allowed = ["+inf (unfinished)"] * unfinished + ["−inf (stalled)"] * stalled
         raise ValueError(
             f"{argument}: column {name!r} has {_count(infinite, 'infinite value')}; expected "
-            + ("finite numbers or +inf (unfinished)" if unfinished else "finite numbers")
+            + " or ".join(["finite numbers", *allowed])
         )
 
 

@@ -95,14 +95,17 @@ def jain_index(values: Sequence[float]) -> float:
 def log_gain(mptcp_goodput: float, tcp_goodput: float) -> float:
     """``ln(MPTCP goodput / TCP goodput)``: 0 = no gain, ln 2 ≈ 0.69 = twice as fast.
 
-    Each goodput is a finite number >= 0, or NaN where it was not measured. NaN when either
-    goodput is zero (the ratio has no logarithm) or NaN; the aggregation benefit still shows
-    runs with a zero goodput (as −1).
+    Each goodput is a finite number >= 0, or NaN where it was not measured. −inf where MPTCP
+    delivered nothing and TCP did: a run worse than any other, not a missing one (leaving it out
+    would make the point's median that of the runs that worked). NaN where TCP delivered nothing
+    (there is no ratio) or either goodput is NaN.
     """
     _check_goodput(mptcp_goodput, "mptcp_goodput", nan=True)
     _check_goodput(tcp_goodput, "tcp_goodput", nan=True)
-    if mptcp_goodput <= 0 or tcp_goodput <= 0:
+    if math.isnan(mptcp_goodput) or not tcp_goodput > 0:
         return math.nan
+    if mptcp_goodput == 0:
+        return -math.inf
     return math.log(mptcp_goodput / tcp_goodput)
 
 
@@ -306,8 +309,10 @@ class MetricInfo:
     # None: a split of traffic, where neither end is better; it ranks no points.
     higher_is_better: bool | None = True
     # For a time until something happens: what an infinite value says, that it had not happened
-    # when the run ended (see mptcplab.analysis.unfinished). Empty: the metric is always finite.
+    # when the run ended (see mptcplab.analysis.unfinished). Empty: the metric is never +inf.
     unfinished: str = ""
+    # What a value of −inf says (log_gain: MPTCP delivered nothing). Empty: it is never −inf.
+    stalled: str = ""
 
 
 @dataclass(frozen=True)
@@ -471,6 +476,7 @@ REFERENCE_METRICS: dict[str, MetricInfo] = {
         MetricInfo(
             "log_gain",
             "ln(MPTCP goodput / best single-path TCP goodput), measured references",
+            stalled="MPTCP delivered nothing while single-path TCP did",
         ),
     )
 }
@@ -673,16 +679,21 @@ def run_metrics(
 
 
 def _kept(value: float | None, info: MetricInfo) -> bool:
-    """A finite value, or the infinity of a time that ran past the run's end."""
+    """A finite value, the infinity of a time that ran past the run's end, or the −inf of a
+    metric that says so."""
     if value is None:
         return False
-    return math.isfinite(value) or (value == math.inf and bool(info.unfinished))
+    return (
+        math.isfinite(value)
+        or (value == math.inf and bool(info.unfinished))
+        or (value == -math.inf and bool(info.stalled))
+    )
 
 
 def reference_metrics(mptcp_goodput: float, path_goodputs: Sequence[float]) -> dict[str, float]:
     """Metrics that compare an MPTCP run with single-path TCP runs over each of its paths."""
     values = {"aggregation_benefit_measured": aggregation_benefit(mptcp_goodput, path_goodputs)}
     gain = log_gain(mptcp_goodput, max(path_goodputs))
-    if math.isfinite(gain):
+    if _kept(gain, REFERENCE_METRICS["log_gain"]):
         values["log_gain"] = gain
     return values

@@ -38,7 +38,7 @@ from mptcplab.analysis.paired import compare_variants, paired_differences
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
 from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
-from mptcplab.analysis.unfinished import nonfinite_text, unfinished_count
+from mptcplab.analysis.unfinished import nonfinite_text, stalled_count, unfinished_count
 from mptcplab.analysis.windows import window_traces
 from mptcplab.campaign import overrides
 from mptcplab.campaign.spec import PublishedSpec
@@ -312,8 +312,16 @@ def _metric_section(
             "The tables and comparisons count an infinite median as longer than any finite one, "
             "as it is; the figures, which need magnitudes, leave it out.</p>"
         )
+    stalled = stalled_count(medians[metric])
+    if stalled:
+        parts.append(
+            f'<p class="note">{stalled} point median{"s are" if stalled > 1 else " is"} −∞: '
+            f"{_esc(info.stalled)} in half of the point's replications or more. The tables and "
+            "comparisons count such a median as worse than any finite one; the figures, which "
+            "need magnitudes, leave it out.</p>"
+        )
     # Plots and the heat map draw magnitudes; the tables keep every point.
-    drawn = medians[medians[metric] != math.inf]
+    drawn = medians[medians[metric].abs() != math.inf]
     parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
     parts.append(_table(percentile_table(medians, metric)))
     for level in medians.attrs.get("levels", []):
@@ -457,13 +465,13 @@ def _sensitivity_section(medians: pd.DataFrame, metrics: Sequence[str]) -> str |
         "spec §4.6). Small values: the conclusions do not depend on the design.</p>"
     ]
     for metric in metrics:
-        unfinished = unfinished_count(medians[metric])
-        if unfinished:
-            # A standard deviation over times past the run's end has no value.
+        infinite = unfinished_count(medians[metric]) + stalled_count(medians[metric])
+        if infinite:
+            # A standard deviation over infinite medians has no value.
             parts.append(f"<h3>{_esc(metric)}</h3>")
             parts.append(
-                f'<p class="note">not measured: {unfinished} point '
-                f"median{'s are' if unfinished > 1 else ' is'} infinite (see above)</p>"
+                f'<p class="note">not measured: {infinite} point '
+                f"median{'s are' if infinite > 1 else ' is'} infinite (see above)</p>"
             )
             continue
         table = sensitivity_table(medians, metric)

@@ -159,7 +159,8 @@ def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """Median of each metric over the finished replications of every (design, point, variant),
     with the point's factor values, its levels and ``replications`` (how many were finished).
     A run whose metric timed something that had not happened when it ended (+inf, see
-    :mod:`mptcplab.analysis.unfinished`) counts as slower than every other: the median is
+    :mod:`mptcplab.analysis.unfinished`) counts as slower than every other, and a log gain of
+    a run where MPTCP delivered nothing (−inf) as worse than every other: the median is
     infinite when it falls on such a run.
 
     ``metrics`` is a list of names, each a column of ``runs`` or a metric of
@@ -201,12 +202,18 @@ def percentile_table(
     ``percentiles`` are in [0, 100]. NaN medians are left out (no value). Infinite ones are
     refused, except +inf of a metric that times something (``MetricInfo.unfinished``): a point
     where that ran past the run, which counts as larger than any other and makes the
-    percentiles above it and the mean infinite. Without medians the table has its columns and
+    percentiles above it and the mean infinite; and −inf of one that says what it means
+    (``MetricInfo.stalled``), at the other end. Without medians the table has its columns and
     no row."""
     require_columns(medians.columns, [metric], "metric", "medians")
     require_columns(medians.columns, [by], "by", "medians")
-    timed = is_metric_name(metric) and bool(metric_info(metric).unfinished)
-    finite_numbers(medians[metric], "metric", unfinished=timed)
+    info = metric_info(metric) if is_metric_name(metric) else None
+    finite_numbers(
+        medians[metric],
+        "metric",
+        unfinished=bool(info and info.unfinished),
+        stalled=bool(info and info.stalled),
+    )
     percentiles = listed(percentiles, "percentiles", "numbers in [0, 100]")
     if not all(is_number(p) and 0 <= p <= 100 for p in percentiles):
         raise ValueError(f"percentiles: expected numbers in [0, 100], got {percentiles}")

@@ -105,6 +105,13 @@ def _mbps(value: Any) -> str:
     return "" if value is None or not math.isfinite(value) else f"{value:.3f}"
 
 
+def _gain_text(value: float) -> str:
+    """A log gain; −∞ where MPTCP delivered nothing, blank where it was not measured."""
+    if value == -math.inf:
+        return "−∞"
+    return "" if not math.isfinite(value) else f"{value:+.3f}"
+
+
 @perf_app.command("server")
 def server_command(
     bind: Annotated[
@@ -379,7 +386,7 @@ def print_matrix(records: list[dict[str, Any]], console: Console) -> pd.DataFram
                 _mbps(row.tcp_mbps),
                 _mbps(row.mptcp_mbps),
                 f"{row.tcp_runs}/{row.mptcp_runs}" + (f" ({', '.join(notes)})" if notes else ""),
-                "" if not math.isfinite(row.log_gain) else f"{row.log_gain:+.3f}",
+                _gain_text(row.log_gain),
                 # Non-critical rows hold NaN once the column mixes classes and gaps.
                 f"[red]{row.critical}[/red]" if isinstance(row.critical, str) else "",
             )

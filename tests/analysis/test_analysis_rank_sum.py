@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mptcplab import sim
 from mptcplab.analysis.paired import compare_variants
 from mptcplab.analysis.rank_sum import compare_samples, null_cdf
 
@@ -166,3 +167,64 @@ def test_the_runs_compared_are_those_of_the_one_point_both_variants_have() -> No
     b = at_1.loc[at_1["cc"] == "olia", "m"].to_numpy()
     assert (row["points"], row["basis"]) == (1, "5 + 5 runs")
     assert row["median_difference"] == pytest.approx(float(np.median(np.subtract.outer(b, a))))
+
+
+def _two_path(cc: str, seed: int, loss: float) -> dict[str, object]:
+    return {
+        "duration_s": 5.0,
+        "seed": seed,
+        "links": [
+            {"id": "a", "capacity_mbps": 10.0, "delay_ms": 10.0, "loss": loss},
+            {"id": "b", "capacity_mbps": 4.0, "delay_ms": 40.0},
+        ],
+        "flows": [{"id": "m", "protocol": "mptcp", "cc": cc, "paths": [["a"], ["b"]]}],
+    }
+
+
+def _replications(loss: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Five replications (seeds) of LIA and of OLIA at one point, as a campaign stores them."""
+    rows = [
+        {
+            "design": 0,
+            "point": 0,
+            "cc": cc,
+            "variant": f"cc={cc}",
+            "replication": seed,
+            "role": "main",
+            "status": "done",
+            "m": sim.run(_two_path(cc, seed, loss)).flows[0].goodput_mbps,
+        }
+        for cc in ("lia", "olia")
+        for seed in range(1, 6)
+    ]
+    runs = pd.DataFrame(rows)
+    runs.attrs["levels"] = ["cc"]
+    medians = runs.groupby(["design", "point", "variant", "cc"], sort=False)["m"].median()
+    medians = medians.reset_index()
+    medians.attrs["levels"] = ["cc"]
+    return runs, medians
+
+
+def test_replications_a_deterministic_scenario_repeats_are_one_observation() -> None:
+    """Without random loss nothing in this scenario draws a random number that matters: every
+    seed gives the same run, and five copies are one observation, not five. The rank-sum test
+    would call five equal values against five others significant (p = 0.004); the comparison
+    gives the exact difference and no test. With random loss the seeds differ and it tests."""
+    runs, medians = _replications(loss=0.0)
+    assert runs.groupby("cc")["m"].nunique().tolist() == [1, 1]
+    lia, olia = (runs.loc[runs["cc"] == cc, "m"].iloc[0] for cc in ("lia", "olia"))
+    assert compare_samples([lia] * 5, [olia] * 5).p_value < 0.01  # what the copies would say
+    row = compare_variants(medians, "m", higher_is_better=True, runs=runs).iloc[0]
+    assert row["basis"] == "5 + 5 runs, all alike"
+    assert row["median_difference"] == row["ci_low"] == row["ci_high"] == olia - lia != 0
+    assert math.isnan(row["p_value"]) and math.isnan(row["p_adjusted"])
+    side = "higher (better)" if olia > lia else "lower (worse)"
+    assert row["verdict"] == f"olia {side}, exactly (all alike)"
+    same = runs.assign(m=runs["m"].where(runs["cc"] == "lia", lia))
+    row = compare_variants(medians.assign(m=lia), "m", runs=same).iloc[0]
+    assert row["verdict"] == "no difference (all alike)"
+
+    runs, medians = _replications(loss=0.01)
+    assert runs.groupby("cc")["m"].nunique().tolist() == [5, 5]
+    row = compare_variants(medians, "m", runs=runs).iloc[0]
+    assert row["basis"] == "5 + 5 runs" and 0 < row["p_value"] <= 1

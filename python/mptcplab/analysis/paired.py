@@ -24,7 +24,11 @@ variants that share a single point (a reproduction's settings, where the factors
 qualitative) have nothing to pair. Given the runs, their replications at that point are then
 compared as two independent samples (:mod:`mptcplab.analysis.rank_sum`: the rank-sum test, the
 Hodges–Lehmann shift and its interval; ``basis`` says which). Replications of the two variants
-share seeds; when that makes them alike, the rank-sum test only becomes more cautious.
+share seeds; when that makes them alike, the rank-sum test only becomes more cautious. When
+every replication of each variant gave the same value (a deterministic scenario: no random
+loss, RED or jitter draws anything that matters there), they are one observation each, not
+independent samples, and a rank-sum test over them would find significance in copies: the
+difference is then exact, with no test (``basis`` ends in "all alike").
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ from mptcplab.analysis.rank_sum import compare_samples
 from mptcplab.analysis.unfinished import differences
 
 __all__ = ["compare_variants", "median_interval", "paired_differences"]
+
+#: How ``basis`` and the verdict say that every replication of both variants gave one value.
+ALIKE = "all alike"
 
 COLUMNS = [
     "factor",
@@ -252,6 +259,16 @@ def _compare_replications(
     """The pair's one point compared over its replications; as it was when either has none."""
     if a.size == 0 or b.size == 0:
         return paired
+    if np.unique(a).size == 1 and np.unique(b).size == 1:
+        shift = float(differences(b[:1], a[:1])[0])
+        return paired | {
+            "basis": f"{a.size} + {b.size} runs, {ALIKE}",
+            "median_difference": shift,
+            "ci_low": shift,
+            "ci_high": shift,
+            "b_higher_share": 1.0 if shift > 0 else 0.0 if shift < 0 else 0.5,
+            "p_value": float("nan"),
+        }
     result = compare_samples(a, b, confidence)
     return paired | {
         "basis": f"{a.size} + {b.size} runs",
@@ -266,9 +283,12 @@ def _compare_replications(
 def _verdict(row: Any, alpha: float, higher_is_better: bool | None) -> str:
     if row.points == 0:
         return "no common points"
+    alike = row.basis.endswith(ALIKE)
+    if alike and row.median_difference == 0:
+        return f"no difference ({ALIKE})"
     if np.isnan(row.ci_low):  # an infinite end is an interval (unfinished runs)
         return "too few points" if row.basis == "points" else "too few runs"
-    if not row.p_adjusted < alpha:
+    if not alike and not row.p_adjusted < alpha:
         return "no difference shown"
     # The sign of the effect: the median difference, or where it is 0 whether more points (or
     # pairs of runs) have b higher than lower.
@@ -276,4 +296,4 @@ def _verdict(row: Any, alpha: float, higher_is_better: bool | None) -> str:
     text = f"{row.b} {'higher' if higher else 'lower'}"
     if higher_is_better is not None:
         text += " (better)" if higher == higher_is_better else " (worse)"
-    return text
+    return text + (f", exactly ({ALIKE})" if alike else "")

@@ -344,7 +344,10 @@ def _metric_section(
             "counts runs, not points), there is nothing to pair: their replications there are "
             "compared as two samples, by the rank-sum test, the Hodges–Lehmann shift (the median "
             "of the differences of all pairs of runs) and its interval; <em>b higher share</em> "
-            "is then the share of those pairs where b is higher. The figure below draws, for "
+            "is then the share of those pairs where b is higher. When every replication of both "
+            "gave one value (<em>all alike</em>: nothing random in the scenario mattered there), "
+            "they are one observation each, not samples: the difference is exact and untested. "
+            "The figure below draws, for "
             "every pair compared over six points or more, the distribution of its per-point "
             "differences.</p>"
         )

@@ -483,9 +483,10 @@ impl Connection {
         }
     }
 
-    /// Opportunistic retransmission and penalisation for subflow `s` (spec §3.6). Returns true
-    /// when it sent something.
-    fn rbuf_optimization(&mut self, s: usize, ctx: &mut Ctx) -> bool {
+    /// Opportunistic retransmission and penalisation for subflow `s` (spec §3.6), called when
+    /// the receive window stops new data (`penal`) or when the writer waits on the send buffer
+    /// with everything written sent. Returns true when it sent something.
+    fn rbuf_optimization(&mut self, s: usize, penal: bool, ctx: &mut Ctx) -> bool {
         if !self.rbuf_optimizations_apply() {
             return false;
         }
@@ -497,9 +498,15 @@ impl Connection {
             len: front.len,
             sent_mask: front.sent_mask,
         };
-        if let Some(t) = maybe_penalize(&self.rbuf_opts, &mut self.subflows, s, &head, ctx.now) {
-            self.counters.penalizations += 1;
-            self.views[t] = self.subflows[t].view();
+        // `if (!penal && sk_stream_memory_free(meta_sk)) goto retrans;`: a writer waiting for
+        // the buffer to drain to two thirds is not held up by the head of line until the
+        // buffer is full.
+        if penal || self.sndbuf_full() {
+            if let Some(t) = maybe_penalize(&self.rbuf_opts, &mut self.subflows, s, &head, ctx.now)
+            {
+                self.counters.penalizations += 1;
+                self.views[t] = self.subflows[t].view();
+            }
         }
         if should_retransmit_opportunistically(&self.rbuf_opts, &self.subflows, s, &head) {
             self.send_copy(s, head.dsn, head.len, ctx);
@@ -600,7 +607,7 @@ impl Connection {
                 if self.snd_nxt_dsn + len > self.peer_edge {
                     self.note_rwnd_blocked(ctx.now);
                     self.push_out(&mut unpushed, ctx);
-                    let sent = self.rbuf_optimization(s, ctx);
+                    let sent = self.rbuf_optimization(s, true, ctx);
                     available = None; // a penalty may have shrunk another subflow's window
                     if sent {
                         continue;
@@ -641,9 +648,15 @@ impl Connection {
                 continue;
             }
             self.push_out(&mut unpushed, ctx);
-            if self.app_wants_to_write(ctx.now) && self.sndbuf_full() {
+            // `__mptcp_next_segment`: everything written is sent and the writer sleeps on the
+            // send buffer (SOCK_NOSPACE, free space under half the queued data), which lasts
+            // until a third of the buffer is free, not only while it is full.
+            if self.snd_nxt_dsn == self.write_end
+                && self.writer_asleep
+                && self.app_wants_to_write(ctx.now)
+            {
                 if let Some(s) = self.pick(0, &mut available) {
-                    if self.rbuf_optimization(s, ctx) {
+                    if self.rbuf_optimization(s, false, ctx) {
                         available = None;
                         continue;
                     }
@@ -1461,6 +1474,54 @@ mod tests {
         c.data_una = limit / 3;
         c.app_write(SimTime::ZERO);
         assert_eq!(c.write_end - c.data_una, limit);
+    }
+
+    /// The out-of-tree `__mptcp_next_segment` calls the receive-buffer optimisation with
+    /// `penal = 0` whenever everything written is sent and the writer sleeps on the send buffer
+    /// (SOCK_NOSPACE and `sk_stream_wspace < sk_stream_min_wspace`), which it does until a
+    /// third of the buffer is free: an idle fast subflow re-sends the head of line held by a
+    /// slow one then too, not only while the buffer is full. It penalises the slow one only
+    /// while the buffer is full (`if (!penal && sk_stream_memory_free(meta_sk)) goto retrans`).
+    #[test]
+    fn a_writer_waiting_on_the_send_buffer_lets_an_idle_subflow_resend_the_head() {
+        let mss = MSS_BYTES as u64;
+        for (acked_segments, penalised) in [(0, true), (1, false)] {
+            let (mut net, routes) = network(2);
+            let mut c = connection_from(
+                serde_json::json!({"protocol": "mptcp", "sndbuf_bytes": 8 * mss,
+                                   "rcvbuf_bytes": 4_194_304, "penalization": "nsdi12"}),
+                &routes,
+            );
+            c.peer_edge = c.rb.window_edge(0);
+            c.subflows[0].rtt.srtt = 0.010;
+            c.subflows[1].rtt.srtt = 0.200;
+            // The fast subflow is not yet there: the slow one takes the whole buffer.
+            c.subflows[0].established = false;
+            for i in 0..2 {
+                c.views[i] = c.subflows[i].view();
+            }
+            let mut events = EventQueue::new();
+            let mut ctx = Ctx {
+                now: SimTime::ZERO,
+                events: &mut events,
+                net: &mut net,
+            };
+            c.push(&mut ctx);
+            assert_eq!((c.snd_nxt_dsn, c.write_end), (8 * mss, 8 * mss));
+            assert!(c.writer_asleep);
+            assert_eq!(c.chunks.front().map(|h| h.sent_mask), Some(0b10));
+            // A DATA_ACK of the first segments, less than a third of the buffer: the writer
+            // sleeps on.
+            c.data_una = acked_segments * mss;
+            c.chunks.drain(..acked_segments as usize);
+            c.subflows[0].established = true;
+            c.views[0] = c.subflows[0].view();
+            c.push(&mut ctx);
+            assert_eq!(c.write_end, 8 * mss, "the writer still sleeps");
+            assert_eq!(c.counters.reinjections, 1, "acked {acked_segments}");
+            assert_eq!(c.chunks.front().map(|h| h.sent_mask), Some(0b11));
+            assert_eq!(c.counters.penalizations, u64::from(penalised));
+        }
     }
 
     /// Upstream MPTCP moves data in page fragments and tests its buffers only between them: the

@@ -34,7 +34,9 @@ pub enum Outcome {
 pub struct Counters {
     /// Packets offered to the link (before loss and drops).
     pub offered: u64,
-    /// Packets and bytes that finished serialisation.
+    /// Packets and bytes admitted for transmission (neither lost nor dropped by the queue),
+    /// counted on admission as the simulator counts them: over a window, the two backends'
+    /// figures then differ by no change in the queue.
     pub packets: u64,
     pub bytes: u64,
     pub random_drops: u64,
@@ -142,8 +144,6 @@ impl LinkDir {
             self.integrate_to(finish);
             self.in_system.pop_front();
             self.queued_bytes -= bytes as u64;
-            self.counters.packets += 1;
-            self.counters.bytes += bytes as u64;
             self.busy_retired_ns += tx.0;
             if self.in_system.is_empty() {
                 if let Some(d) = self.discipline.as_mut() {
@@ -210,6 +210,8 @@ impl LinkDir {
         self.busy_until = finish;
         self.in_system.push_back((finish, wire_bytes, tx));
         self.queued_bytes += wire_bytes as u64;
+        self.counters.packets += 1;
+        self.counters.bytes += wire_bytes as u64;
         let len = self.in_system.len() as u64;
         self.counters.max_queue_packets = self.counters.max_queue_packets.max(len);
         self.counters.window_max_queue_packets = self.counters.window_max_queue_packets.max(len);
@@ -275,8 +277,30 @@ pub(crate) fn pure_delay(delay: SimTime) -> LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mpsim::packet::{Packet, PacketKind};
     use mpsim::rng::StreamPurpose;
+    use mpsim::tcp::sack::NO_SACK;
+    use mpsim::topology::link::LinkDir as SimLinkDir;
     use mpsim::topology::queue::{BufferLimit as Limit, DropTailQueue};
+
+    /// A full-sized data packet as the simulator's links take it.
+    fn data_packet() -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            hop: 0,
+            subflow: 0,
+            conn: 0,
+            route: 0,
+            wire_bytes: 1500,
+            len: 1448,
+            seq: 0,
+            dsn: 0,
+            window_edge: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            sack: NO_SACK,
+        }
+    }
 
     fn link(mbps: f64, delay_ms: f64, limit: Limit) -> LinkDir {
         LinkDir::new(
@@ -498,10 +522,7 @@ mod tests {
     /// idle time (Floyd & Jacobson §11).
     #[test]
     fn red_decides_as_the_simulator_does_across_idle_periods() {
-        use mpsim::packet::{Packet, PacketKind};
         use mpsim::scenario::QueueSpec;
-        use mpsim::tcp::sack::NO_SACK;
-        use mpsim::topology::link::LinkDir as SimLinkDir;
 
         let spec = QueueSpec::Red {
             min_packets: 25.0,
@@ -541,21 +562,7 @@ mod tests {
             stream(StreamPurpose::LinkLoss),
             stream(StreamPurpose::LinkJitter),
         );
-        let packet = Packet {
-            kind: PacketKind::Data,
-            hop: 0,
-            subflow: 0,
-            conn: 0,
-            route: 0,
-            wire_bytes: 1500,
-            len: 1448,
-            seq: 0,
-            dsn: 0,
-            window_edge: 0,
-            ts_val: 0,
-            ts_ecr: 0,
-            sack: NO_SACK,
-        };
+        let packet = data_packet();
         // 3 s of arrivals at twice the link rate (0.6 ms apart; 1.2 ms to send one): RED
         // holds the average where it drops half. Then one arrival every 10 ms for 3 s, each
         // finding the queue empty, and one at each timeout of a doubling series.
@@ -581,5 +588,44 @@ mod tests {
         // 10 ms apart is 8.3 packet times: the average falls by (1 − w)^9 per arrival, below
         // min_th (25) within some 60 arrivals of the drop-half level (about 72).
         assert!(refused_when_sparse <= 60, "{refused_when_sparse} refused");
+    }
+
+    /// Both backends count a packet the link admits when it admits it, so that over a window
+    /// that starts or ends with a queue their `packets` agree: a burst of 30 into a 20-packet
+    /// drop-tail queue at 10 Mbit/s (1.2 ms a packet) has 20 admitted, 4 of them sent, 5 ms on.
+    #[test]
+    fn admitted_packets_are_counted_as_the_simulator_counts_them() {
+        let rate = BitsPerSec::from_mbps(10.0);
+        let drop_tail = || {
+            Discipline::DropTail(DropTailQueue {
+                limit: Limit::Packets(20),
+            })
+        };
+        let stream = |p| RandomStream::derive(1, 0, p);
+        let mut emulated = link(10.0, 0.0, Limit::Packets(20));
+        let mut simulated = SimLinkDir::new(
+            "l".into(),
+            rate,
+            SimTime::ZERO,
+            0.0,
+            SimTime::ZERO,
+            drop_tail(),
+            stream(StreamPurpose::LinkLoss),
+            stream(StreamPurpose::LinkJitter),
+        );
+        for _ in 0..30 {
+            emulated.offer(SimTime::ZERO, 1500);
+            simulated.enqueue(&data_packet(), SimTime::ZERO);
+        }
+        let at = SimTime::from_millis(5);
+        emulated.advance(at);
+        let sim = simulated.counters_at(at);
+        assert_eq!(emulated.queued_packets(), 16);
+        assert_eq!(
+            (emulated.counters.packets, emulated.counters.bytes),
+            (20, 30_000)
+        );
+        assert_eq!((sim.packets, sim.bytes), (20, 30_000));
+        assert_eq!(emulated.counters.queue_drops, sim.queue_drops);
     }
 }

@@ -38,7 +38,11 @@ class _Part(BaseModel):
 
 
 class LatencySummary(_Part):
-    """Latency distribution of the completed blocks of a ``blocks`` application, ms."""
+    """Latency distribution of the completed blocks of a ``blocks`` application, ms.
+
+    Percentiles are nearest-rank: the value at index round((n − 1)·p) of the sorted latencies,
+    a half rounded up (the p50 of two blocks is the later one), from either backend. The pooled
+    tables of :mod:`mptcplab.analysis.latency` interpolate between order statistics instead."""
 
     count: int
     mean_ms: float

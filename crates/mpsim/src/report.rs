@@ -89,6 +89,9 @@ pub struct SubflowReport {
     pub time_to_max_cwnd_s: f64,
 }
 
+/// Percentiles are nearest-rank: the value at index round((n − 1)·p) of the sorted latencies,
+/// a half rounded up (the p50 of two blocks is the later one), the emulator's too. The pooled
+/// tables of `mptcplab.analysis.latency` interpolate between order statistics instead.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,

@@ -435,7 +435,7 @@ RUN_METRICS: dict[str, RunMetric] = {
         RunMetric(
             MetricInfo(
                 "block_latency_p50_ms",
-                "median application block latency (worst flow)",
+                "median application block latency, nearest rank (worst flow)",
                 "ms",
                 higher_is_better=False,
                 unfinished=BLOCKS_UNFINISHED,
@@ -445,7 +445,7 @@ RUN_METRICS: dict[str, RunMetric] = {
         RunMetric(
             MetricInfo(
                 "block_latency_p95_ms",
-                "95th percentile block latency (worst flow)",
+                "95th percentile block latency, nearest rank (worst flow)",
                 "ms",
                 higher_is_better=False,
                 unfinished=BLOCKS_UNFINISHED,

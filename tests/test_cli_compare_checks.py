@@ -88,4 +88,4 @@ def test_a_metric_no_finished_run_has_a_value_of_is_refused_with_its_need(cli, s
         'store: it needs a flow writing blocks (app = { kind = "blocks" })'
     )
     code, out, err = cli("compare", str(store), "-m", "jain_fairness")
-    assert code == 2 and "it needs two flows or more" in err
+    assert code == 2 and "it needs two bulk flows or more" in err

@@ -129,6 +129,32 @@ def test_run_metrics_jain_over_several_flows() -> None:
     assert 1 / 3 <= metrics["jain_fairness"] <= 1.0
 
 
+def test_jain_compares_the_bulk_flows_active_through_the_window() -> None:
+    """A finite transfer's goodput is what it asked for, not a share: Jain's index is over the
+    two bulk flows (hand formula), and there is none when one of them starts after the
+    warm-up or only one bulk flow is left."""
+    flow = {"protocol": "tcp", "paths": [["l"]]}
+    scenario = {
+        "duration_s": 4.0,
+        "warmup_s": 1.0,
+        "links": [{"id": "l", "capacity_mbps": 10.0, "delay_ms": 10.0}],
+        "flows": [
+            flow | {"id": "a"},
+            flow | {"id": "b", "cc": "cubic"},
+            flow | {"id": "small", "app": {"kind": "size", "bytes": 20_000}},
+        ],
+    }
+    report = sim.run(scenario).to_dict()
+    a, b, small = (f["goodput_mbps"] for f in report["flows"])
+    assert small < 0.1 * min(a, b)
+    metrics = run_metrics(report, scenario)
+    assert metrics["jain_fairness"] == pytest.approx((a + b) ** 2 / (2 * (a * a + b * b)))
+    late = scenario | {"flows": [*scenario["flows"][:2], flow | {"id": "c", "start_s": 2.0}]}
+    assert "jain_fairness" not in run_metrics(sim.run(late).to_dict(), late)
+    alone = scenario | {"flows": [scenario["flows"][0], scenario["flows"][2]]}
+    assert "jain_fairness" not in run_metrics(sim.run(alone).to_dict(), alone)
+
+
 def _subflow(index: int, goodput: float) -> dict[str, object]:
     return {"index": index, "goodput_mbps": goodput}
 

@@ -58,7 +58,11 @@ NEEDS: dict[str, Need] = {
     "log_gain": _MPTCP,
     "path0_share": _MPTCP,
     "jain_fairness": Need(
-        "two flows or more", lambda s: sum(int(f.get("count", 1)) for f in s["flows"]) >= 2
+        f"two bulk flows or more, {_ACTIVE}",
+        lambda s: (
+            sum(int(f.get("count", 1)) for f in s["flows"] if app_kind(f) == "bulk") >= 2
+            and _all_active(s)
+        ),
     ),
     "goodput_bound_ratio": Need(
         f"bulk flows only, {_ACTIVE}",

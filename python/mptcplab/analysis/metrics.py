@@ -189,10 +189,20 @@ def _aggregation_benefit_configured(report: Report, scenario: Scenario) -> float
     return sum(values) / len(values)
 
 
-def _jain(report: Report, _scenario: Scenario) -> float | None:
-    if len(report["flows"]) < 2:
+def _jain(report: Report, scenario: Scenario) -> float | None:
+    """Over the bulk flows, when every flow is active through the measurement: Jain's index
+    compares what users that all want as much as they can get receive (Jain, Chiu & Hawe
+    1984). A finite transfer's or a block writer's goodput is what it asked for, and a flow
+    that started late or left early had part of the window only: neither is a share."""
+    from mptcplab.analysis.fairshare import compares_with_goodput
+
+    if not compares_with_goodput(scenario):
         return None
-    value = jain_index([f["goodput_mbps"] for f in report["flows"]])
+    bulk = {f["id"] for f in scenario["flows"] if _is_bulk(f)}
+    goodputs = [f["goodput_mbps"] for f in report["flows"] if _base_id(f["id"]) in bulk]
+    if len(goodputs) < 2:
+        return None
+    value = jain_index(goodputs)
     return None if math.isnan(value) else value
 
 
@@ -357,7 +367,7 @@ RUN_METRICS: dict[str, RunMetric] = {
             _path0_share,
         ),
         RunMetric(
-            MetricInfo("jain_fairness", "Jain's index of the per-flow goodputs", bounds=(0, 1)),
+            MetricInfo("jain_fairness", "Jain's index of the bulk flows' goodputs", bounds=(0, 1)),
             _jain,
         ),
         RunMetric(

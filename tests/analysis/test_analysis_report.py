@@ -6,6 +6,10 @@ import base64
 import re
 import sys
 
+from mptcplab import sim
+from mptcplab.analysis.tables import alike_replications, to_pandas
+from mptcplab.scenario import templates
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -204,3 +208,23 @@ def test_the_report_says_how_far_it_is_and_is_the_same(analysis_store, report_ht
     assert "goodput_mbps" in titles and "Critical configurations" in titles
     assert [done for _, done, _ in heard] == list(range(len(heard)))
     assert {total for _, _, total in heard} == {len(heard) - 1}
+
+
+def test_the_report_says_when_every_replication_repeats_one_run(analysis_store, report_html):
+    """The analysis campaign's two-path scenario has no random loss, RED or jitter: another seed
+    gives the same run (the oracle: two seeds' reports), so every point's two replications are
+    alike and the report says one would give the same figures. One differing run is seen."""
+    scenario = templates.make("two_path", duration_s=2.0, capacity_mbps=[1.0, 4.0])
+    first, second = (sim.run(scenario.model_copy(update={"seed": s})) for s in (1, 2))
+    assert first.flows == second.flows and first.links == second.links
+    runs = to_pandas(analysis_store)
+    metrics = ["goodput_mbps", "aggregation_benefit", "path0_share"]
+    alike, repeated = alike_replications(runs, metrics)
+    assert alike == repeated == 2 * 4 * 2  # designs × points × congestion controls
+    assert f"At {alike} of the {repeated} design points and variants run more than once" in (
+        report_html
+    )
+    changed = runs.copy()
+    main = changed.index[(changed["role"] == "main") & (changed["status"] == "done")]
+    changed.loc[main[0], "goodput_mbps"] += 1.0
+    assert alike_replications(changed, metrics) == (repeated - 1, repeated)

@@ -37,7 +37,12 @@ from mptcplab.analysis.metrics import (
 from mptcplab.analysis.paired import compare_variants, paired_differences
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
-from mptcplab.analysis.tables import percentile_table, point_medians, to_pandas
+from mptcplab.analysis.tables import (
+    alike_replications,
+    percentile_table,
+    point_medians,
+    to_pandas,
+)
 from mptcplab.analysis.unfinished import nonfinite_text, stalled_count, unfinished_count
 from mptcplab.analysis.windows import window_traces
 from mptcplab.campaign import overrides
@@ -243,6 +248,19 @@ def _status_badges(counts: dict[str, int], references: int, flagged: int = 0) ->
             "network, was their bottleneck</span>"
         )
     return f'<div class="badges">{"".join(parts)}</div>'
+
+
+def _alike_note(runs: pd.DataFrame, metrics: Sequence[str]) -> str:
+    alike, repeated = alike_replications(runs, metrics)
+    if not alike:
+        return ""
+    return (
+        f'<p class="note">At {alike} of the {repeated} design points and variants run more than '
+        "once, every replication gave the same value of every metric: nothing random in those "
+        "scenarios mattered (no random loss, RED, jitter or simultaneous starts draws anything "
+        "there), so their medians are one run's values and one replication would give the "
+        "same figures.</p>"
+    )
 
 
 _QUALITY_COLUMNS = (
@@ -598,6 +616,7 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
             + f'<p class="note">store <code>{_esc(store_path)}</code> · campaign file '
             f"<code>{_esc(campaign.path)}</code></p>"
             + _status_badges(store.counts(), references, len(store.emulation_bottlenecked()))
+            + _alike_note(runs, metrics)
         )
         # (id, title, builder): a builder returns the section's HTML, or None when the campaign
         # has nothing for it.

@@ -189,6 +189,21 @@ def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     return out
 
 
+def alike_replications(runs: pd.DataFrame, metrics: Sequence[str]) -> tuple[int, int]:
+    """How many (design, point, variant) with two finished replications or more gave the same
+    value of every metric in each of them, and how many there are. The simulator is
+    deterministic: where nothing random in a scenario matters (no random loss, RED, jitter or
+    simultaneous starts), every seed gives the same run, and the replications add nothing."""
+    done = finished_main_runs(runs)
+    present = [m for m in metrics if m in done.columns]
+    if done.empty or not present:
+        return 0, 0
+    grouped = done.groupby(["design", "point", "variant"], sort=False, dropna=False)
+    repeated = grouped.size() >= 2
+    same = grouped[present].nunique(dropna=False).le(1).all(axis=1)
+    return int((same & repeated).sum()), int(repeated.sum())
+
+
 def percentile_table(
     medians: pd.DataFrame,
     metric: str,

@@ -96,7 +96,10 @@ struct Chunk {
     len: u32,
     /// Subflows it has been sent on (or assigned to).
     sent_mask: u32,
-    reinjection_queued: bool,
+    /// Subflows whose copy a timeout there has queued for reinjection: each copy is reinjected
+    /// once (the out-of-tree kernel marks the subflow's skb MPTCP_REINJECT), but a copy on
+    /// another subflow can be again.
+    reinjected_from: u32,
 }
 
 /// Connection-level counters for the report.
@@ -406,7 +409,7 @@ impl Connection {
             dsn,
             len,
             sent_mask: 1 << s,
-            reinjection_queued: false,
+            reinjected_from: 0,
         });
         (dsn, len)
     }
@@ -1180,7 +1183,9 @@ impl Connection {
     }
 
     /// After a subflow timeout, its outstanding data is also queued for the other subflows
-    /// (out-of-tree reinjection, spec §3.6).
+    /// (out-of-tree reinjection, spec §3.6): `mptcp_reinject_data` walks the subflow's queue,
+    /// and `mptcp_find_and_set_pathmask` steers each segment away from every subflow that has
+    /// carried it, not only the one that timed out.
     fn queue_reinjections(&mut self, s: usize) {
         if self.upstream
             || self.protocol != Protocol::Mptcp
@@ -1194,9 +1199,13 @@ impl Connection {
                 continue;
             }
             if let Some(i) = self.chunk_index(seg.dsn) {
-                if !self.chunks[i].reinjection_queued {
-                    self.chunks[i].reinjection_queued = true;
-                    self.reinject.push_back((seg.dsn, seg.len, 1 << s));
+                let chunk = &mut self.chunks[i];
+                if chunk.reinjected_from & (1 << s) == 0 {
+                    chunk.reinjected_from |= 1 << s;
+                    // `__mptcp_reinject_data` drops a segment the reinject queue already holds.
+                    if !self.reinject.iter().any(|&(dsn, _, _)| dsn == seg.dsn) {
+                        self.reinject.push_back((seg.dsn, seg.len, chunk.sent_mask));
+                    }
                 }
             }
         }
@@ -1522,6 +1531,78 @@ mod tests {
             assert_eq!(c.chunks.front().map(|h| h.sent_mask), Some(0b11));
             assert_eq!(c.counters.penalizations, u64::from(penalised));
         }
+    }
+
+    /// Out-of-tree reinjection after a subflow timeout (`mptcp_reinject_data`): each subflow's
+    /// copy of a segment is reinjected once (its skb is marked MPTCP_REINJECT), so a copy that
+    /// a timeout moved to another subflow is moved again when that one times out; and the
+    /// reinjected segment takes the path mask of the connection-level one
+    /// (`mptcp_find_and_set_pathmask`), which steers it away from every subflow that carried
+    /// it, not only from the one that timed out.
+    #[test]
+    fn a_timeout_reinjects_away_from_every_subflow_that_carried_the_data() {
+        let mss = MSS_BYTES as u64;
+        // Four segments on subflow 0 alone; subflows 1 and 2 join with srtt 20 and 30 ms.
+        let setup = || {
+            let (net, routes) = network(3);
+            let mut c = connection_from(
+                serde_json::json!({"protocol": "mptcp", "sndbuf_bytes": 4 * mss,
+                                   "rcvbuf_bytes": 4_194_304}),
+                &routes,
+            );
+            c.peer_edge = c.rb.window_edge(0);
+            for (i, srtt) in [0.010, 0.020, 0.030].into_iter().enumerate() {
+                c.subflows[i].rtt.srtt = srtt;
+                c.subflows[i].established = i == 0;
+                c.views[i] = c.subflows[i].view();
+            }
+            (net, c)
+        };
+        let masks = |c: &Connection| c.chunks.iter().map(|h| h.sent_mask).collect::<Vec<_>>();
+        let join = |c: &mut Connection| {
+            for i in 1..3 {
+                c.subflows[i].established = true;
+                c.views[i] = c.subflows[i].view();
+            }
+        };
+
+        let (mut net, mut c) = setup();
+        let mut events = EventQueue::new();
+        let mut ctx = Ctx {
+            now: SimTime::ZERO,
+            events: &mut events,
+            net: &mut net,
+        };
+        c.push(&mut ctx);
+        assert_eq!(masks(&c), [0b001; 4]);
+        join(&mut c);
+        c.queue_reinjections(0);
+        c.push(&mut ctx);
+        assert_eq!(masks(&c), [0b011; 4], "to the fastest other subflow");
+        c.queue_reinjections(1);
+        c.push(&mut ctx);
+        assert_eq!(
+            masks(&c),
+            [0b111; 4],
+            "subflow 1's copies move on to subflow 2"
+        );
+        assert_eq!(c.counters.reinjections, 8);
+
+        // The head also went out on subflow 1 (an opportunistic retransmission): subflow 0's
+        // timeout sends it to subflow 2, and the rest to subflow 1.
+        let (mut net, mut c) = setup();
+        let mut events = EventQueue::new();
+        let mut ctx = Ctx {
+            now: SimTime::ZERO,
+            events: &mut events,
+            net: &mut net,
+        };
+        c.push(&mut ctx);
+        join(&mut c);
+        c.chunks[0].sent_mask |= 0b010;
+        c.queue_reinjections(0);
+        c.push(&mut ctx);
+        assert_eq!(masks(&c), [0b111, 0b011, 0b011, 0b011]);
     }
 
     /// Upstream MPTCP moves data in page fragments and tests its buffers only between them: the

@@ -94,33 +94,42 @@ def test_equal_samples_show_no_difference() -> None:
     assert result.b_higher_share == 0.5
 
 
-def _runs(points: int, shift: float, replications: int = 5) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Runs of cc = lia and cc = olia (``shift`` higher) at ``points`` points, and their
+def _frames(values: list[tuple[int, str, int, float]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Finished runs (point, cc, replication, metric m), as a campaign stores them, and their
     medians."""
-    rng = np.random.default_rng(points)
-    rows = []
-    for point in range(points):
-        base = rng.uniform(1, 5)
-        for cc, extra in (("lia", 0.0), ("olia", shift)):
-            for r in range(replications):
-                rows.append(
-                    {
-                        "design": 0,
-                        "point": point,
-                        "cc": cc,
-                        "variant": f"cc={cc}",
-                        "replication": r,
-                        "role": "main",
-                        "status": "done",
-                        "m": base + extra + rng.normal(0, 0.1),
-                    }
-                )
-    runs = pd.DataFrame(rows)
+    runs = pd.DataFrame(
+        [
+            {
+                "design": 0,
+                "point": point,
+                "cc": cc,
+                "variant": f"cc={cc}",
+                "replication": r,
+                "role": "main",
+                "status": "done",
+                "m": m,
+            }
+            for point, cc, r, m in values
+        ]
+    )
     runs.attrs["levels"] = ["cc"]
     medians = runs.groupby(["design", "point", "variant", "cc"], sort=False)["m"].median()
     medians = medians.reset_index()
     medians.attrs["levels"] = ["cc"]
     return runs, medians
+
+
+def _runs(points: int, shift: float, replications: int = 5) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Runs of cc = lia and cc = olia (``shift`` higher) at ``points`` points, and their
+    medians."""
+    rng = np.random.default_rng(points)
+    values = []
+    for point in range(points):
+        base = rng.uniform(1, 5)
+        for cc, extra in (("lia", 0.0), ("olia", shift)):
+            for r in range(replications):
+                values.append((point, cc, r, base + extra + rng.normal(0, 0.1)))
+    return _frames(values)
 
 
 def test_variants_sharing_one_point_are_compared_over_their_replications() -> None:
@@ -170,39 +179,29 @@ def test_the_runs_compared_are_those_of_the_one_point_both_variants_have() -> No
 
 
 def _two_path(cc: str, seed: int, loss: float) -> dict[str, object]:
+    """Two paths behind 5-packet buffers, where LIA and OLIA fill them differently (deep
+    buffers let either fill both links)."""
+    queue = {"kind": "droptail", "packets": 5}
     return {
         "duration_s": 5.0,
         "seed": seed,
         "links": [
-            {"id": "a", "capacity_mbps": 10.0, "delay_ms": 10.0, "loss": loss},
-            {"id": "b", "capacity_mbps": 4.0, "delay_ms": 40.0},
+            {"id": "a", "capacity_mbps": 10.0, "delay_ms": 10.0, "loss": loss, "queue": queue},
+            {"id": "b", "capacity_mbps": 4.0, "delay_ms": 40.0, "queue": queue},
         ],
         "flows": [{"id": "m", "protocol": "mptcp", "cc": cc, "paths": [["a"], ["b"]]}],
     }
 
 
 def _replications(loss: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Five replications (seeds) of LIA and of OLIA at one point, as a campaign stores them."""
-    rows = [
-        {
-            "design": 0,
-            "point": 0,
-            "cc": cc,
-            "variant": f"cc={cc}",
-            "replication": seed,
-            "role": "main",
-            "status": "done",
-            "m": sim.run(_two_path(cc, seed, loss)).flows[0].goodput_mbps,
-        }
-        for cc in ("lia", "olia")
-        for seed in range(1, 6)
-    ]
-    runs = pd.DataFrame(rows)
-    runs.attrs["levels"] = ["cc"]
-    medians = runs.groupby(["design", "point", "variant", "cc"], sort=False)["m"].median()
-    medians = medians.reset_index()
-    medians.attrs["levels"] = ["cc"]
-    return runs, medians
+    """Five replications (seeds) of LIA and of OLIA at one point."""
+    return _frames(
+        [
+            (0, cc, seed, sim.run(_two_path(cc, seed, loss)).flows[0].goodput_mbps)
+            for cc in ("lia", "olia")
+            for seed in range(1, 6)
+        ]
+    )
 
 
 def test_replications_a_deterministic_scenario_repeats_are_one_observation() -> None:

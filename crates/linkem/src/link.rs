@@ -283,6 +283,22 @@ mod tests {
     use mpsim::topology::link::LinkDir as SimLinkDir;
     use mpsim::topology::queue::{BufferLimit as Limit, DropTailQueue};
 
+    /// The simulator's link direction at `rate` with no delay, loss or jitter, its random
+    /// streams derived from `seed`.
+    fn simulated_link(rate: BitsPerSec, discipline: Discipline, seed: u64) -> SimLinkDir {
+        let stream = |p| RandomStream::derive(seed, 0, p);
+        SimLinkDir::new(
+            "l".into(),
+            rate,
+            SimTime::ZERO,
+            0.0,
+            SimTime::ZERO,
+            discipline,
+            stream(StreamPurpose::LinkLoss),
+            stream(StreamPurpose::LinkJitter),
+        )
+    }
+
     /// A full-sized data packet as the simulator's links take it.
     fn data_packet() -> Packet {
         Packet {
@@ -552,16 +568,7 @@ mod tests {
             stream(StreamPurpose::LinkLoss),
             stream(StreamPurpose::LinkJitter),
         );
-        let mut simulated = SimLinkDir::new(
-            "l".into(),
-            rate,
-            SimTime::ZERO,
-            0.0,
-            SimTime::ZERO,
-            discipline(),
-            stream(StreamPurpose::LinkLoss),
-            stream(StreamPurpose::LinkJitter),
-        );
+        let mut simulated = simulated_link(rate, discipline(), 3);
         let packet = data_packet();
         // 3 s of arrivals at twice the link rate (0.6 ms apart; 1.2 ms to send one): RED
         // holds the average where it drops half. Then one arrival every 10 ms for 3 s, each
@@ -596,23 +603,11 @@ mod tests {
     #[test]
     fn admitted_packets_are_counted_as_the_simulator_counts_them() {
         let rate = BitsPerSec::from_mbps(10.0);
-        let drop_tail = || {
-            Discipline::DropTail(DropTailQueue {
-                limit: Limit::Packets(20),
-            })
-        };
-        let stream = |p| RandomStream::derive(1, 0, p);
+        let drop_tail = Discipline::DropTail(DropTailQueue {
+            limit: Limit::Packets(20),
+        });
         let mut emulated = link(10.0, 0.0, Limit::Packets(20));
-        let mut simulated = SimLinkDir::new(
-            "l".into(),
-            rate,
-            SimTime::ZERO,
-            0.0,
-            SimTime::ZERO,
-            drop_tail(),
-            stream(StreamPurpose::LinkLoss),
-            stream(StreamPurpose::LinkJitter),
-        );
+        let mut simulated = simulated_link(rate, drop_tail, 1);
         for _ in 0..30 {
             emulated.offer(SimTime::ZERO, 1500);
             simulated.enqueue(&data_packet(), SimTime::ZERO);

@@ -341,6 +341,20 @@ def test_responsiveness_is_the_drafts_testbed() -> None:
     assert t.responsiveness(scheduler="linger").flows[0].scheduler == "linger"
 
 
+def test_responsiveness_sends_toward_the_server_whose_link_never_queues() -> None:
+    """The draft sizes the server link as the sum of the two paths' (40 = 20 + 20 Mbit/s) and
+    draws the senders on the paths' side: what the two 20 Mbit/s links pass, it carries without
+    a queue, so the paths are the only bottlenecks, with or without the TCP flows on path 2."""
+    from mptcplab import sim
+
+    s = t.responsiveness(cross_start_s=4.0, cross_stop_s=8.0, duration_s=12.0, warmup_s=2.0)
+    assert all(p[-1] == "server" for f in s.flows for p in f.paths)
+    links = {link.id: link for link in sim.run(s).links}
+    # At most the packet on the wire and one just in from each path.
+    assert links["server"].drops == 0 and links["server"].max_queue_packets <= 3
+    assert links["path1"].drops > 0 and links["path2"].drops > 0
+
+
 @pytest.mark.parametrize(
     "params",
     [

@@ -19,7 +19,11 @@
 //! the fastest path (α = 1). The floor is one segment, as the draft (§2: 1 MSS with several
 //! paths) and Linux's mptcp_balia.c (`max(snd_cwnd − md, 1)`) both have it, unless the scenario
 //! sets [`CcParams::min_ssthresh`]; with one path it is Reno's. α_r is computed from the windows at the time
-//! of the call. Aggregates cover only subflows that [`SubflowView::participates`]; a subflow in
+//! of the call. This is the draft's decrease, with α_r continuous, as the emulator's BPF program
+//! has it too. The out-of-tree mptcp_balia.c divides the rates as integers
+//! (`alpha = div64_u64(max_rate, rate)`), so its decrease is a step: Reno's halving while
+//! α_r < 2 and 1.5 halvings from 2 on; where α_r lies between 1 and 2 (paths of similar rates)
+//! it takes back less than this crate does. Aggregates cover only subflows that [`SubflowView::participates`]; a subflow in
 //! fast recovery counts with its ssthresh when the option asks for it. With one participating
 //! subflow α = 1, the increase is MSS·counted/W (Reno's) and the result is computed with
 //! Reno's expression so it is bit-identical.

@@ -4,9 +4,12 @@ It Be? Designing and Implementing a Deployable Multipath TCP", Fig. 7; spec §5.
 WiFi: 8 Mbit/s, 20 ms RTT, drop-tail buffer of 80 ms (80 KB). 3G: 2 Mbit/s, 150 ms RTT, buffer of
 2 s (500 KB). The application writes 8 KB blocks back to back into a 200 KB send buffer; a block's
 latency runs from its write to its complete read by the receiving application. The receive
-buffer is small and fixed (auto-tuning off), which is what makes head-of-line blocking by the
-slow 3G subflow visible and what the paper's mechanisms address: M1 = opportunistic
-retransmission, M2 = penalising the slow subflow.
+buffer is small and fixed (auto-tuning off); where it is large enough for the 3G subflow to
+carry data, head-of-line blocking by that slow subflow shows, which is what the paper's
+mechanisms address: M1 = opportunistic retransmission, M2 = penalising the slow subflow. At the
+default 32 KiB (the paper's 32 KB) the whole window is in flight on the WiFi subflow, whose
+80 KB buffer never overflows: the 3G subflow carries nothing and MPTCP is TCP over WiFi (from
+128 KiB on, the 3G subflow carries data; campaigns/nsdi12-latency.toml sweeps the buffer).
 """
 
 from __future__ import annotations

@@ -126,16 +126,14 @@ def test_two_path_and_its_reference_take_prr_with_rack_only() -> None:
     assert info.value.field == "prr"
 
 
-def test_two_path_and_its_reference_take_the_restart_after_idle() -> None:
-    assert t.two_path().flows[0].tcp.slow_start_after_idle is False
-    for scenario in (
-        t.two_path(slow_start_after_idle=True),
-        t.single_path(slow_start_after_idle=True),
-    ):
-        assert scenario.flows[0].tcp.slow_start_after_idle is True
+@pytest.mark.parametrize("switch", ["slow_start_after_idle", "delayed_ack"])
+def test_two_path_and_its_reference_take_a_tcp_switch(switch: str) -> None:
+    assert getattr(t.two_path().flows[0].tcp, switch) is False
+    for scenario in (t.two_path(**{switch: True}), t.single_path(**{switch: True})):
+        assert getattr(scenario.flows[0].tcp, switch) is True
     with pytest.raises(UserError) as info:
-        t.two_path(slow_start_after_idle="sometimes")
-    assert info.value.field == "slow_start_after_idle"
+        t.two_path(**{switch: "sometimes"})
+    assert info.value.field == switch
 
 
 def test_two_path_and_its_reference_take_a_jitter_per_path() -> None:

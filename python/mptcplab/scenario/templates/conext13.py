@@ -92,10 +92,11 @@ def _tcp_options(
     slow_start_after_idle: Any,
     cubic_variant: Any,
     drs_variant: Any,
+    delayed_ack: Any,
 ) -> dict[str, Any]:
     """The flow's ``tcp`` table for ``loss_detection``, ``cwnd_limited_check``, ``prr``,
-    ``slow_start_after_idle``, ``cubic_variant`` and ``drs_variant``: only what differs from the
-    defaults, which ``TcpOptions`` fills in."""
+    ``slow_start_after_idle``, ``cubic_variant``, ``drs_variant`` and ``delayed_ack``: only what
+    differs from the defaults, which ``TcpOptions`` fills in."""
     tcp: dict[str, Any] = {}
     detection = choice("loss_detection", loss_detection, ("fack", "rack"))
     if detection != "fack":
@@ -113,6 +114,8 @@ def _tcp_options(
     drs = choice("drs_variant", drs_variant, get_args(DrsVariant))
     if drs != "classic":
         tcp["drs_variant"] = drs
+    if boolean("delayed_ack", delayed_ack):
+        tcp["delayed_ack"] = True
     return {"tcp": tcp} if tcp else {}
 
 
@@ -139,6 +142,7 @@ def two_path(
     slow_start_after_idle: bool = False,
     cubic_variant: str = "rfc9438",
     drs_variant: str = "classic",
+    delayed_ack: bool = False,
 ) -> Scenario:
     """One MPTCP connection over two disjoint paths, one bottleneck each (CoNEXT 2013 §4, spec
     §4.6). Links ``path0`` and ``path1``; flow ``flow`` with one subflow per path.
@@ -171,7 +175,10 @@ def two_path(
     longer than its RTO, as Linux by default: see ``TcpOptions``), ``cubic_variant``
     (``"rfc9438"``, default, or ``"linux"`` for the kernel's CUBIC congestion avoidance: see
     ``TcpOptions``), ``drs_variant`` (``"classic"``, default, or ``"linux"`` for the receive
-    buffer auto-tuning of Linux 6.16 on: see ``TcpOptions``).
+    buffer auto-tuning of Linux 6.16 on: see ``TcpOptions``), ``delayed_ack`` (default false:
+    the receiver acknowledges every segment, as the emulator's then does with ``quickack``;
+    true delays ACKs as Linux does by default, and as the study's hosts did; the coupled
+    controls, which grow once per ACK as Linux's do, then grow half as often).
     Run: ``duration_s`` (default 60, as the study's iperf runs), ``warmup_s`` (default 0),
     ``seed`` (default 1). ``protocol`` must be ``mptcp``: a TCP reference is :func:`single_path`.
     """
@@ -196,6 +203,7 @@ def two_path(
             slow_start_after_idle,
             cubic_variant,
             drs_variant,
+            delayed_ack,
         ),
     }
     return build(
@@ -228,6 +236,7 @@ def single_path(
     slow_start_after_idle: bool = False,
     cubic_variant: str = "rfc9438",
     drs_variant: str = "classic",
+    delayed_ack: bool = False,
 ) -> Scenario:
     """The single-path reference of :func:`two_path`: the same two links (same parameters, same
     defaults), and one connection ``flow`` on ``path`` (0 or 1) only. Its goodput is the
@@ -253,6 +262,7 @@ def single_path(
             slow_start_after_idle,
             cubic_variant,
             drs_variant,
+            delayed_ack,
         ),
     }
     return build(

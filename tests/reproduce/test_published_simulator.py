@@ -172,7 +172,7 @@ def _scenario_b(red_multipath: bool, seed: int) -> tuple[dict[str, float], float
 
 
 def test_scenario_b_red_users_going_multipath_costs_every_user_with_lia() -> None:
-    """draft-khalili-mptcp-performance-issues-06 §4, Scenario B ("MPTCP penalises other MPTCP
+    """draft-khalili-mptcp-performance-issues-06 §5, Scenario B ("MPTCP penalises other MPTCP
     users"): with LIA, when the Red users also run MPTCP both Blue and Red users get less than
     when Red stays single-path, LIA not being Pareto-optimal. Independent of the draft's
     figures: X and T (27 + 36 Mbit/s) are a cut every user crosses and a Red subflow over X

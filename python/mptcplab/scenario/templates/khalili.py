@@ -143,7 +143,7 @@ def shared_ap(
     warmup_s: float = 20.0,
     seed: int = 1,
 ) -> Scenario:
-    """Scenario A, "MPTCP penalises TCP users" (draft-khalili-…-06 §3, spec §5.4).
+    """Scenario A, "MPTCP penalises TCP users" (draft-khalili-…-06 §4, spec §5.4).
 
     ``n1`` type-1 users (flow ``type1``, default 10; the draft uses 10 and 30) download from a
     server farm whose access link ``server`` has capacity ``n1·c1_mbps``; each has a private
@@ -207,7 +207,7 @@ def multihomed_isp(
     warmup_s: float = 20.0,
     seed: int = 1,
 ) -> Scenario:
-    """Scenario B, "MPTCP penalises other MPTCP users" (draft-khalili-…-06 §4, spec §5.4).
+    """Scenario B, "MPTCP penalises other MPTCP users" (draft-khalili-…-06 §5, spec §5.4).
 
     ISPs X, Y, Z, T, each modelled as one RED access link (``X``, ``Y``, ``Z``, ``T``) crossed
     by every flow through that ISP, with capacities ``cx_mbps`` = 27, ``cy_mbps`` = 100,
@@ -261,7 +261,7 @@ def two_ap(
     warmup_s: float = 20.0,
     seed: int = 1,
 ) -> Scenario:
-    """Scenario C, "MPTCP too aggressive towards TCP" (draft-khalili-…-06 §5, spec §5.4).
+    """Scenario C, "MPTCP too aggressive towards TCP" (draft-khalili-…-06 §6, spec §5.4).
 
     ``n1`` multipath users (flow ``multipath``, default 10; the draft uses 10 and 30) connect
     through AP1 (link ``ap1``, capacity ``n1·c1_mbps``) and AP2 (link ``ap2``, capacity

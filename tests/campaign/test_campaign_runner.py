@@ -20,7 +20,7 @@ import mptcplab
 from mptcplab.campaign import Store, load, run_campaign
 from mptcplab.campaign.backends import BACKENDS, Backend, register
 from mptcplab.campaign.executors import make_executor
-from mptcplab.campaign.store import decompress_json
+from mptcplab.campaign.store import RunOutcome, TaskRow, decompress_json
 from mptcplab.errors import UserError
 
 
@@ -424,6 +424,64 @@ def test_a_write_cut_off_after_begin_does_not_block_the_clean_up(tmp_path) -> No
         store.end_provenance(provenance)
         (entry,) = store.provenance()
         assert entry["ended_at"] is not None
+
+
+def test_a_second_run_on_a_store_being_written_is_refused(write_campaign) -> None:
+    """Two `mptcplab run` on one store each ran every task and counted it done; the second is
+    now refused while the first holds the store, and runs once it is released."""
+    path = write_campaign()
+    store_path = path.parent / "store.sqlite"
+    refused = pytest.raises(UserError, match="another `mptcplab run` is writing this store")
+    with Store(store_path, create=True) as store, store.sole_writer(), refused:
+        _run(path, jobs=1)
+    summary = _run(path, jobs=1)
+    assert (summary.planned, summary.completed) == (12, 12)
+
+
+def test_a_run_already_done_is_not_counted_again(write_campaign) -> None:
+    """The store keeps the first result of a run; recording it again changes nothing, and the
+    provenance record does not count it as completed."""
+    path = write_campaign()
+    first = _run(path, jobs=1)
+    db = sqlite3.connect(first.store)
+    task = db.execute("SELECT * FROM runs LIMIT 1").fetchone()
+    db.close()
+    with Store(first.store, create=True) as store:
+        provenance = store.begin_provenance(
+            mptcplab_version="test",
+            git_revision=None,
+            backend="sim",
+            backend_version="test",
+            host="host",
+            executor="local",
+            jobs=1,
+            planned_runs=1,
+            campaign_path="c.toml",
+            campaign_text="",
+        )
+        row = TaskRow(task[0], "main", 0, 0, {}, {}, 0, 0)
+        outcome = RunOutcome(task[0], True, {"goodput_mbps": 1.0}, {}, None, 0.1)
+        store.record(
+            row,
+            outcome,
+            scenario={},
+            backend="sim",
+            backend_version="test",
+            provenance_id=provenance,
+        )
+        entry = next(p for p in store.provenance() if p["id"] == provenance)
+        assert entry["completed_runs"] == 0
+    assert _runs(first.store)[0]["attempts"] == 1
+
+
+def test_a_store_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path) -> None:
+    with Store(tmp_path / "store.sqlite", create=True) as store:
+        store._db.close()
+        # A write refused by SQLite: a read-only connection stands for a locked store or a
+        # full disk.
+        store._db = sqlite3.connect(f"{store.path.as_uri()}?mode=ro", uri=True)
+        with pytest.raises(UserError, match=r"cannot write the store \(attempt to write"):
+            store.claim("small")
 
 
 def test_store_from_a_newer_format_is_refused(tmp_path) -> None:

@@ -222,7 +222,7 @@ def run_campaign(
     version = " + ".join(version for _, version in backends.values())
     store_path = output if output is not None else campaign.output
     _refuse_what_backends_cannot_run(campaign, plan, backends)
-    with Store(store_path, create=True) as store:
+    with Store(store_path, create=True) as store, store.sole_writer():
         store.claim(campaign.name)
         store.replace_plan(
             (t.row for t in plan.tasks),

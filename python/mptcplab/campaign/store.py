@@ -221,12 +221,12 @@ class Store:
     def __init__(self, path: str | Path, *, create: bool = False) -> None:
         self.path = Path(path)
         new = self._make_file() if create else self._check_file()
-        # A store this process cannot write (an archive in a read-only folder) is read as an
-        # immutable file: SQLite cannot make the -shm file a WAL store is otherwise read with.
-        # Nothing of ours writes it meanwhile; a writer with other rights could.
-        self._immutable = not create and not (
+        # A store this process cannot write (an archive in a read-only folder) is read through a
+        # read-only connection, or as an immutable file where SQLite cannot read it that way.
+        self._read_only = not create and not (
             os.access(self.path.parent, os.W_OK) and os.access(self.path, os.W_OK)
         )
+        self._immutable = self._read_only and not self._readable_with_its_log()
         try:
             # Checked through a read-only connection: neither a reading command nor `run -o`
             # writes into a file before it is known to be a campaign store.
@@ -243,8 +243,8 @@ class Store:
         # Reading writes nothing through it.
         try:
             self._db = sqlite3.connect(
-                self._uri() if self._immutable else self.path,
-                uri=self._immutable,
+                self._uri() if self._read_only else self.path,
+                uri=self._read_only,
                 timeout=30.0,
                 isolation_level=None,
             )
@@ -265,6 +265,31 @@ class Store:
     def _uri(self) -> str:
         immutable = "&immutable=1" if self._immutable else ""
         return f"{self.path.absolute().as_uri()}?mode=ro{immutable}"
+
+    def _readable_with_its_log(self) -> bool:
+        """Whether SQLite reads this store, which this process cannot write, read-only with its
+        write-ahead log: the log holds every run committed since the last checkpoint, which is
+        most of them after a killed campaign or while one runs. It can where the log's -shm
+        file is there. Otherwise the store can only be read as an immutable file, which ignores
+        the log: refused when the log holds anything, rather than read without those runs."""
+        try:
+            db = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True)
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                db.close()
+            return True
+        except sqlite3.Error:
+            pass
+        log = self.path.with_name(self.path.name + "-wal")
+        if log.exists() and log.stat().st_size > 0:
+            raise UserError(
+                f"runs are still in its write-ahead log {log.name}, which this process cannot "
+                "read without writing beside it; copy the store's folder somewhere writable, or "
+                "open it once with write access",
+                file=str(self.path),
+            )
+        return False
 
     def _refuse(self, reason: str, create: bool) -> NoReturn:
         with suppress(AttributeError):
@@ -412,16 +437,44 @@ class Store:
         # Ctrl-C can land between BEGIN and the handler below, leaving a transaction open; the
         # runner's clean-up then writes again (provenance end) and must not fail on it. Nothing
         # of that write was committed, so it is rolled back as the handler would have done.
-        if self._db.in_transaction:
-            self._db.execute("ROLLBACK")
-        self._db.execute("BEGIN IMMEDIATE")
         try:
-            yield self._db
-        except BaseException:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            # Locked by another process for longer than the timeout, a full disk, an I/O error.
+            raise UserError(
+                f"cannot write the store ({exc}); every run committed before is kept",
+                file=str(self.path),
+            ) from None
+
+    @contextmanager
+    def sole_writer(self) -> Iterator[None]:
+        """Hold the store for one `mptcplab run`: a second one on the same store is refused
+        rather than run every task again beside it. An advisory lock on the file, not SQLite's
+        (which covers one transaction): released when the process ends, however it ends."""
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise UserError(
+                    "another `mptcplab run` is writing this store; wait for it to end, or "
+                    "give this one another output",
+                    file=str(self.path),
+                ) from None
+            yield
+        finally:
+            os.close(fd)
 
     # --- meta -------------------------------------------------------------------------------
 
@@ -555,7 +608,8 @@ class Store:
                     _now(),
                 ),
             )
-            if provenance_id is not None:
+            # An upsert that changed nothing (the run was already done) is no completion.
+            if provenance_id is not None and db.execute("SELECT changes()").fetchone()[0]:
                 column = "completed_runs" if outcome.ok else "failed_runs"
                 db.execute(
                     f"UPDATE provenance SET {column} = {column} + 1 WHERE id = ?",

@@ -3,8 +3,9 @@
 Workers are started with ``spawn`` (no fork of a process that runs a progress-bar thread) and
 ignore SIGINT: Ctrl-C reaches the runner, which stops the pool at once. At most two tasks per
 worker are queued, so an interruption loses only the runs in flight. A worker that dies (a crash
-in native code) breaks the pool: the runs queued in it fail, the pool is rebuilt and the
-campaign goes on.
+in native code) breaks the pool and every run queued in it, and which one crashed is not known:
+each of them runs again alone, in a pool of its own, and only a run that crashes alone fails.
+Then the pool is rebuilt and the campaign goes on.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ class LocalExecutor:
         self.workers = jobs if jobs is not None else (1 if serial else default_jobs())
         self._pool: ProcessPoolExecutor | None = None
 
-    def _new_pool(self) -> ProcessPoolExecutor:
+    def _new_pool(self, workers: int | None = None) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
-            max_workers=self.workers,
+            max_workers=workers or self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_ignore_sigint,
         )
@@ -79,18 +80,44 @@ class LocalExecutor:
                     break
             if not in_flight and not broken:
                 return
-            # A broken pool fails every run queued in it. Which one crashed is unknown, so none
-            # is resubmitted (a crashing run would loop); the next invocation retries them.
+            # A broken pool fails every run queued in it, and which one crashed is unknown: they
+            # are suspects, each run again alone (once: a run that crashes alone fails).
+            suspects: list[Task] = []
             done, _ = wait(in_flight, return_when=ALL_COMPLETED if broken else FIRST_COMPLETED)
             for future in done:
-                outcome, died = _outcome(future, in_flight.pop(future))
+                task = in_flight.pop(future)
+                outcome, died = _outcome(future, task)
                 broken |= died
-                yield outcome
+                if died:
+                    suspects.append(task)
+                else:
+                    yield outcome
             if broken:
                 for future in wait(in_flight).done:
-                    yield _outcome(future, in_flight.pop(future))[0]
+                    task = in_flight.pop(future)
+                    outcome, died = _outcome(future, task)
+                    if died:
+                        suspects.append(task)
+                    else:
+                        yield outcome
                 self._pool.shutdown(wait=False, cancel_futures=True)
+                for task in suspects:
+                    yield self._alone(task)
                 self._pool = self._new_pool()
+
+    def _alone(self, task: Task) -> RunOutcome:
+        """Run ``task`` in a pool of one worker of its own (kept as ``_pool`` meanwhile, so that
+        Ctrl-C stops it too)."""
+        self._pool = self._new_pool(1)
+        try:
+            outcome, died = _outcome(self._pool.submit(execute, task), task)
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        if died:
+            return RunOutcome(
+                task.run_key, False, None, None, "the worker process died running it alone", 0.0
+            )
+        return outcome
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -4,6 +4,7 @@ environment variable MPTCPLAB_TEST_FAIL is set (workers inherit the environment)
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 from mptcplab.campaign.backends import run_sim, sim_version
@@ -29,4 +30,13 @@ def crash(scenario: dict[str, Any]) -> dict[str, Any]:
     MPTCPLAB_TEST_CRASH is set."""
     if os.environ.get("MPTCPLAB_TEST_CRASH") and scenario["flows"][0]["cc"] == "olia":
         os._exit(3)
+    return run_sim(scenario)
+
+
+def born_deaf_to_ctrl_c(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The real simulator, in a worker that must have started with SIGINT blocked (its
+    initializer ignores SIGINT later; a worker born able to take it could die of a Ctrl-C
+    while it still imported the library)."""
+    if signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set()):
+        raise RuntimeError("this worker started with SIGINT deliverable")
     return run_sim(scenario)

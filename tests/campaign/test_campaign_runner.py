@@ -145,6 +145,24 @@ def test_a_crashing_worker_fails_its_runs_and_the_campaign_goes_on(
     assert second.already_done + second.completed == 12 and second.failed == 0
 
 
+def test_workers_start_with_ctrl_c_blocked(write_campaign, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C reaches the whole process group; a worker that took it before its initializer
+    ignored SIGINT died with a traceback. Workers now start with SIGINT blocked (the backend
+    below fails a run in a worker that did not)."""
+    monkeypatch.setitem(
+        BACKENDS,
+        "deaf",
+        Backend(
+            "deaf",
+            "campaign_flaky_backend:born_deaf_to_ctrl_c",
+            "campaign_flaky_backend:version",
+        ),
+    )
+    path = write_campaign(SMALL_CAMPAIGN.replace("metrics =", 'backend = "deaf"\nmetrics ='))
+    summary = _run(path, jobs=2)
+    assert (summary.completed, summary.failed) == (12, 0), _runs(summary.store)[0]["error"]
+
+
 def test_same_campaign_gives_the_same_results_in_another_store(write_campaign, tmp_path) -> None:
     path = write_campaign()
     campaign = load(path)

@@ -28,6 +28,19 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _submit(pool: ProcessPoolExecutor, task: Task) -> Future[RunOutcome]:
+    """Submit ``task``; the pool starts its workers here when it needs them. They start with
+    SIGINT blocked, as this thread has it meanwhile: Ctrl-C reaches the whole process group,
+    and a worker still importing the library (its initializer, which ignores SIGINT, not run
+    yet) died of it with a traceback. Blocked, not ignored, here: a Ctrl-C meanwhile waits
+    for the runner rather than being lost."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return pool.submit(execute, task)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def default_jobs() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -74,7 +87,7 @@ class LocalExecutor:
                 if task is None:
                     break
                 try:
-                    in_flight[self._pool.submit(execute, task)] = task
+                    in_flight[_submit(self._pool, task)] = task
                 except BrokenProcessPool:
                     held, broken = task, True
                     break
@@ -110,7 +123,7 @@ class LocalExecutor:
         Ctrl-C stops it too)."""
         self._pool = self._new_pool(1)
         try:
-            outcome, died = _outcome(self._pool.submit(execute, task), task)
+            outcome, died = _outcome(_submit(self._pool, task), task)
         finally:
             self._pool.shutdown(wait=False, cancel_futures=True)
         if died:

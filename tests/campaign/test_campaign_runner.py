@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pytest
 from campaign_cases import SMALL_CAMPAIGN
+from rich.console import Console
 
 import mptcplab
+from mptcplab.analysis.metrics import run_metrics
+from mptcplab.analysis.report import build_report
 from mptcplab.campaign import Store, load, run_campaign
 from mptcplab.campaign.backends import BACKENDS, Backend, register
 from mptcplab.campaign.executors import make_executor
@@ -608,3 +611,35 @@ def test_progress_and_summary_are_not_cut_in_a_log(write_campaign, run_cli, tmp_
     # The summary names the store: longer than 120 columns, it stays one line all the same.
     summary = next(line for line in out.stderr.splitlines() if "runs planned" in line)
     assert len(summary) > 120 and summary.endswith(f"done in {store}"), out.stderr
+
+
+def test_a_resumed_campaign_recomputes_metrics_another_definition_stored(
+    write_campaign, tmp_path
+) -> None:
+    """Metrics are stored as computed when a run ran; a later mptcplab may define them
+    otherwise without the runs' keys changing, and a resumed campaign set old values beside
+    new ones. Stand-in for runs of another version: metrics overwritten and the store's
+    fingerprint changed. The report says so; `run` recomputes them from the stored reports
+    (the oracle: run_metrics of each stored report) before running anything."""
+    path = write_campaign()
+    first = _run(path, jobs=2)
+    db = sqlite3.connect(first.store)
+    db.execute("""UPDATE runs SET metrics = '{"goodput_mbps": 1000.0}'""")
+    db.execute("UPDATE meta SET value = 'older' WHERE key = 'metrics_fingerprint'")
+    db.commit()
+    db.close()
+    assert "computed by other metric code" in build_report(first.store)
+    out = io.StringIO()
+    second = run_campaign(
+        load(path),
+        output=first.store,
+        progress=False,
+        console=Console(file=out, width=200),
+    )
+    assert second.completed == 0
+    assert "recomputed the metrics of 12 stored runs" in out.getvalue()
+    for row in _runs(first.store):
+        metrics = json.loads(row["metrics"])
+        expected = run_metrics(decompress_json(row["report"]), decompress_json(row["scenario"]))
+        assert metrics == pytest.approx(expected) and metrics["goodput_mbps"] < 1000
+    assert "computed by other metric code" not in build_report(first.store)

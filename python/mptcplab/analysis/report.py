@@ -34,6 +34,7 @@ from mptcplab.analysis.metrics import (
     is_metric_name,
     metric_info,
 )
+from mptcplab.analysis.metrics_version import metrics_fingerprint
 from mptcplab.analysis.paired import compare_variants, paired_differences
 from mptcplab.analysis.published import compare_published, display_table
 from mptcplab.analysis.sensitivity import sensitivity_table
@@ -248,6 +249,16 @@ def _status_badges(counts: dict[str, int], references: int, flagged: int = 0) ->
             "network, was their bottleneck</span>"
         )
     return f'<div class="badges">{"".join(parts)}</div>'
+
+
+def _stale_metrics_note(store: Store, campaign_path: str) -> str:
+    if store.meta("metrics_fingerprint") == metrics_fingerprint() or not store.finished_keys():
+        return ""
+    return (
+        '<p class="note">The stored metrics were computed by other metric code than this '
+        "mptcplab's (an older or newer version): <code>mptcplab run "
+        f"{_esc(campaign_path)}</code> recomputes them from the stored reports.</p>"
+    )
 
 
 def _alike_note(runs: pd.DataFrame, metrics: Sequence[str]) -> str:
@@ -617,6 +628,7 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
             f"<code>{_esc(campaign.path)}</code></p>"
             + _status_badges(store.counts(), references, len(store.emulation_bottlenecked()))
             + _alike_note(runs, metrics)
+            + _stale_metrics_note(store, campaign.path)
         )
         # (id, title, builder): a builder returns the section's HTML, or None when the campaign
         # has nothing for it.

@@ -173,6 +173,24 @@ def _planning(console: Console | None, enabled: bool) -> Progress:
     )
 
 
+def _recompute_stale_metrics(store: Store, console: Console | None) -> None:
+    """Bring the stored runs' metrics to this mptcplab's definitions (see
+    :mod:`mptcplab.analysis.metrics_version`), so that a resumed campaign never sets values
+    of two definitions side by side."""
+    from mptcplab.analysis.metrics import run_metrics
+    from mptcplab.analysis.metrics_version import metrics_fingerprint
+
+    fingerprint = metrics_fingerprint()
+    if store.meta("metrics_fingerprint") == fingerprint:
+        return
+    recomputed = store.recompute_metrics(run_metrics, fingerprint)
+    if recomputed:
+        (console or get_console()).print(
+            f"[yellow]notice[/]: recomputed the metrics of {recomputed} stored runs from their "
+            "reports: this mptcplab defines them differently from the one that ran them"
+        )
+
+
 def run_campaign(
     campaign: Campaign,
     *,
@@ -229,6 +247,7 @@ def run_campaign(
             ((d.index, d.kind, d.factor_names, d.unit_points.tolist()) for d in plan.designs),
             campaign=(str(campaign.path), campaign.stored_text),
         )
+        _recompute_stale_metrics(store, console)
         runs = plan.unique_runs()
         done = store.finished_keys() & runs.keys()
         todo = [run for key, run in runs.items() if key not in done]

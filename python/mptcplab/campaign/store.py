@@ -25,7 +25,7 @@ import json
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -485,6 +485,28 @@ class Store:
     def meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def recompute_metrics(
+        self,
+        compute: Callable[[Mapping[str, Any], Mapping[str, Any]], Mapping[str, float]],
+        fingerprint: str,
+    ) -> int:
+        """Recompute every finished run's metrics from its stored report and scenario with
+        ``compute``, and record ``fingerprint`` as the definitions they now follow, in one
+        transaction; returns how many runs it recomputed."""
+        rows = self._db.execute(
+            "SELECT run_key, report, scenario FROM runs "
+            "WHERE status = 'done' AND report IS NOT NULL"
+        ).fetchall()
+        with self._transaction() as db:
+            for key, report, scenario in rows:
+                metrics = compute(decompress_json(report), decompress_json(scenario))
+                db.execute(
+                    "UPDATE runs SET metrics = ? WHERE run_key = ?",
+                    (json.dumps(dict(metrics)), key),
+                )
+            db.execute(_SET_META, ("metrics_fingerprint", fingerprint))
+        return len(rows)
 
     def claim(self, campaign_name: str) -> None:
         """Bind the store to a campaign; a store never mixes two campaigns' runs."""

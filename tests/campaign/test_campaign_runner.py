@@ -21,6 +21,7 @@ import mptcplab
 from mptcplab.analysis.metrics import run_metrics
 from mptcplab.analysis.report import build_report
 from mptcplab.campaign import Store, load, run_campaign
+from mptcplab.campaign import runner as runner_module
 from mptcplab.campaign.backends import BACKENDS, Backend, register
 from mptcplab.campaign.executors import make_executor
 from mptcplab.campaign.store import RunOutcome, TaskRow, decompress_json
@@ -643,3 +644,16 @@ def test_a_resumed_campaign_recomputes_metrics_another_definition_stored(
         expected = run_metrics(decompress_json(row["report"]), decompress_json(row["scenario"]))
         assert metrics == pytest.approx(expected) and metrics["goodput_mbps"] < 1000
     assert "computed by other metric code" not in build_report(first.store)
+
+
+def test_a_log_hears_of_the_progress_as_it_goes(
+    write_campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rich draws the bar of a console that is no terminal (a log, a pipe) once, at the end; a
+    plain line every LOG_EVERY_S says how far the campaign is meanwhile (every run, here)."""
+    monkeypatch.setattr(runner_module, "LOG_EVERY_S", 0.0)
+    path = write_campaign()
+    out = io.StringIO()
+    run_campaign(load(path), output=path.parent / "store.sqlite", console=Console(file=out))
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("small: ")]
+    assert [line.split()[1] for line in lines] == [f"{k}/12" for k in range(1, 13)]

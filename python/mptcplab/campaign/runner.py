@@ -11,6 +11,7 @@ import contextlib
 import signal
 import socket
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,10 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+#: Where the progress bar cannot redraw (a log file, a pipe), a plain line this often instead.
+LOG_EVERY_S = 60.0
 
 
 def _progress(console: Console | None, enabled: bool) -> Progress:
@@ -281,7 +286,9 @@ def run_campaign(
                     failed=0,
                 )
                 tasks = (Task(r.row.run_key, backends[r.backend][0].run, r.scenario) for r in todo)
-                for outcome in runner.run(tasks):
+                # Rich draws the bar of a console that is no terminal once, at the end.
+                logged = time.monotonic() if progress and not bar.console.is_terminal else None
+                for finished, outcome in enumerate(runner.run(tasks), start=1):
                     run = runs[outcome.run_key]
                     store.record(
                         run.row,
@@ -293,6 +300,14 @@ def run_campaign(
                     )
                     failed += not outcome.ok
                     bar.update(bar_task, advance=1, failed=failed)
+                    if logged is not None and time.monotonic() - logged >= LOG_EVERY_S:
+                        logged = time.monotonic()
+                        elapsed = bar.tasks[0].elapsed or 0.0
+                        bar.console.print(
+                            f"{campaign.name}: {finished}/{len(todo)} runs, {failed} failed, "
+                            f"{elapsed:.0f} s",
+                            highlight=False,
+                        )
         except KeyboardInterrupt:
             interrupted = True
         finally:

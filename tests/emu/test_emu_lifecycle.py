@@ -99,7 +99,20 @@ def test_a_killed_run_is_cleaned_by_mptcplab_clean(tmp_path: Path, run_cli: CliR
             proc.kill()
 
 
-def test_sigterm_tears_the_run_down(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "signals",
+    [
+        [signal.SIGTERM],
+        # The terminal or SSH session closing.
+        [signal.SIGHUP],
+        # Ctrl-C twice; `timeout` signals the process and then its group: the second lands
+        # while the first one's teardown runs, and must not cut it short.
+        [signal.SIGINT, signal.SIGINT],
+        [signal.SIGTERM, signal.SIGTERM],
+    ],
+    ids=["sigterm", "sighup", "ctrl-c-twice", "sigterm-twice"],
+)
+def test_a_stop_signal_tears_the_run_down(tmp_path: Path, signals: list[int]) -> None:
     path = tmp_path / "long.json"
     path.write_text(json.dumps(small(60.0)))
     before = set(rundir.run_ids())
@@ -111,7 +124,10 @@ def test_sigterm_tears_the_run_down(tmp_path: Path) -> None:
     )
     try:
         run_id = started_run(before, proc.pid)
-        proc.send_signal(signal.SIGTERM)
+        for k, sent in enumerate(signals):
+            if k:
+                time.sleep(0.02)
+            proc.send_signal(sent)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
         assert "interrupted" in err

@@ -7,15 +7,12 @@ loses only the runs that were executing.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 from rich import get_console
 from rich.console import Console
@@ -36,6 +33,7 @@ from mptcplab.campaign.plan import Plan, build_plan, merged_notice
 from mptcplab.campaign.spec import Campaign
 from mptcplab.campaign.store import Store
 from mptcplab.errors import UserError
+from mptcplab.stopping import termination_as_interrupt
 
 
 @dataclass(frozen=True)
@@ -122,24 +120,6 @@ def _refuse_what_backends_cannot_run(
                 f"factors build: {exc}",
                 **campaign.where("scenario"),
             ) from None
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM stops the campaign like Ctrl-C does (workers stopped, provenance closed)."""
-
-    def handler(_signum: int, _frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 #: Where the progress bar cannot redraw (a log file, a pipe), a plain line this often instead.
@@ -279,7 +259,7 @@ def run_campaign(
         interrupted = False
         bar = _progress(console, progress)
         try:
-            with _sigterm_as_interrupt(), bar:
+            with termination_as_interrupt(), bar:
                 bar_task = bar.add_task(
                     f"{campaign.name} ({runner.workers} {runner.name} workers)",
                     total=len(todo),

@@ -13,10 +13,8 @@ from __future__ import annotations
 import contextlib
 import platform
 import shutil
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from mptcplab.backends.emu import addressing, kernel, netns
@@ -28,6 +26,7 @@ from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.backends.emu.traffic import start_clients, start_servers
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import DEFAULT_BUFFER_CAP_BYTES, Scenario
+from mptcplab.stopping import signals_held, termination_as_interrupt
 
 #: Time between the ``go`` message and time zero, so every process is waiting when it comes.
 START_MARGIN_S = 0.3
@@ -58,23 +57,6 @@ def preflight(info: kernel.KernelInfo) -> None:
         )
     require_binary("linkem")
     require_binary("mptcp-traffic")
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Let SIGTERM unwind like Ctrl-C so the teardown runs (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 Progress = Callable[[str, float, float], object]
@@ -172,6 +154,11 @@ class Run:
         }
 
     def teardown(self) -> None:
+        # A second Ctrl-C or SIGTERM waits until everything is taken down.
+        with signals_held():
+            self._take_down()
+
+    def _take_down(self) -> None:
         for p in self.programs:
             with contextlib.suppress(Exception):
                 p.stop(2.0)
@@ -198,7 +185,7 @@ def run_scenario(
     notes = kernel.check(scenario, info)  # bad input is refused before anything else
     preflight(info)
     uses_coupled = kernel.uses_coupled(scenario)
-    with _sigterm_as_interrupt():
+    with termination_as_interrupt():
         # The run is alive (its directory locked) before it registers a coupled controller,
         # so that another run ending now does not unregister it (unload_coupled_if_idle).
         run = Run(scenario, progress)
@@ -246,9 +233,10 @@ def run_scenario(
         except EmulatorError as exc:
             raise EmulatorError(f"run {run.rundir.run_id}: {exc}") from None
         finally:
-            run.teardown()
-            if uses_coupled:
-                kernel.unload_coupled_if_idle()
+            with signals_held():
+                run.teardown()
+                if uses_coupled:
+                    kernel.unload_coupled_if_idle()
 
 
 __all__ = ["EmulatorError", "Progress", "UserError", "preflight", "run_scenario"]

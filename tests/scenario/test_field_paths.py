@@ -69,3 +69,45 @@ def test_with_fields_names_the_path_as_given() -> None:
     with pytest.raises(UserError) as err:
         ScenarioFile(LOSSY).with_fields({"links[clean].loss": 1.5})
     assert err.value.field == "links[1].loss"
+
+
+def test_a_table_and_a_field_inside_it_are_both_set() -> None:
+    table = {"id": "clean", "capacity_mbps": 4.0, "delay_ms": 5.0}
+    changed = ScenarioFile(LOSSY).with_fields({"links[clean]": table, "links[clean].loss": 0.02})
+    assert changed.links[1].capacity_mbps == 4.0 and changed.links[1].loss == 0.02
+
+
+@pytest.mark.parametrize(
+    ("values", "field", "detail"),
+    [
+        # Setting a link to a number, then a field of it: a traceback (TypeError).
+        ({"links[0]": 5, "links[0].loss": 0.1}, "links[0].loss", "what held 'loss' with 5"),
+        # An id resolved in the file as written, inside a list set anew: the loss went to the
+        # new list's first link, "b", silently.
+        (
+            {
+                "links": [
+                    {"id": "b", "capacity_mbps": 8.0, "delay_ms": 10.0},
+                    {"id": "clean", "capacity_mbps": 8.0, "delay_ms": 10.0},
+                ],
+                "links[clean].loss": 0.1,
+            },
+            "links[1].loss",
+            "lies inside links, which another setting replaces with a new list",
+        ),
+        # An element of a list set empty: a traceback (IndexError).
+        (
+            {"flows[0].paths": [], "flows[0].paths[0][0]": "lossy"},
+            "flows[0].paths[0][0]",
+            "lies inside flows[0].paths, which another setting replaces with a new list",
+        ),
+    ],
+    ids=["inside-a-number", "inside-a-new-list", "inside-an-empty-list"],
+)
+def test_a_field_another_setting_took_away_is_refused(
+    values: dict, field: str, detail: str
+) -> None:
+    with pytest.raises(UserError) as err:
+        ScenarioFile(LOSSY).with_fields(values)
+    assert err.value.field == field
+    assert detail in err.value.detail

@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import os
 import re
+import reprlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,7 @@ class ScenarioFile:
         says so, given a value of no type at ``loc`` (an unknown key is refused as such, a
         known one for its type)."""
         data = copy.deepcopy(self.document)
-        _set(data, loc, _Probe())
+        _set(data, loc, _Probe(), dotted(loc))
         try:
             Scenario.model_validate(data)
         except ValidationError as exc:
@@ -177,8 +178,10 @@ class ScenarioFile:
         """:meth:`with_fields` for paths already in the form :meth:`resolve` gives."""
         data = copy.deepcopy(self.document)
         # A table first, then fields inside it, so that both take effect.
-        for path in sorted(values, key=lambda p: len(parse_field_path(p))):
-            _set(data, parse_field_path(path), copy.deepcopy(values[path]))
+        ordered = sorted(values, key=lambda p: len(parse_field_path(p)))
+        for path in ordered:
+            _refuse_inside_a_new_list(path, ordered, values)
+            _set(data, parse_field_path(path), copy.deepcopy(values[path]), path)
         try:
             return Scenario.model_validate(data)
         except ValidationError as exc:
@@ -192,11 +195,35 @@ class _Probe:
     """A value no field accepts."""
 
 
-def _set(data: dict[str, Any], loc: tuple[str | int, ...], value: Any) -> None:
+def _refuse_inside_a_new_list(path: str, paths: list[str], values: Mapping[str, Any]) -> None:
+    """A path was resolved against the file as written (an element's id to its position): inside
+    a list that another setting replaces, the position may name another element, or none."""
+    loc = parse_field_path(path)
+    for outer in paths:
+        parts = parse_field_path(outer)
+        inside = len(parts) < len(loc) and loc[: len(parts)] == parts
+        if inside and isinstance(values[outer], list):
+            raise UserError(
+                f"lies inside {outer}, which another setting replaces with a new list; set "
+                "the field in that list instead",
+                field=path,
+            )
+
+
+def _set(data: dict[str, Any], loc: tuple[str | int, ...], value: Any, path: str) -> None:
     node: Any = data
-    for part in loc[:-1]:
-        node = node[part]
-    node[loc[-1]] = value
+    for depth, part in enumerate(loc):
+        try:
+            if depth == len(loc) - 1:
+                node[part] = value
+            else:
+                node = node[part]
+        except (KeyError, IndexError, TypeError):
+            # Only another setting can have changed what the path resolved to.
+            raise UserError(
+                f"another setting replaced what held {part!r} with {reprlib.repr(node)}",
+                field=path,
+            ) from None
 
 
 def _culprit(loc: tuple[str | int, ...], values: Mapping[str, Any]) -> str | None:

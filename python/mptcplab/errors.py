@@ -34,12 +34,15 @@ class UserError(Exception):
         super().__init__("\n".join(self.problems()))
 
     @classmethod
-    def several(cls, problems: Sequence[UserError]) -> UserError:
+    def several(cls, problems: Sequence[UserError], total: int | None = None) -> UserError:
         """One error carrying ``problems`` (at least one), the first leading; past
-        :data:`SHOWN_PROBLEMS` the last one shown says how many more there are."""
+        :data:`SHOWN_PROBLEMS` the last one shown says how many more there are. ``total``: how
+        many problems there are when only the first ones were made into errors (locating each
+        in its file takes a scan of the text: thousands of them took minutes)."""
         shown = list(problems[:SHOWN_PROBLEMS])
-        if len(problems) > SHOWN_PROBLEMS:
-            last, more = shown[-1], len(problems) - SHOWN_PROBLEMS
+        count = len(problems) if total is None else total
+        if count > SHOWN_PROBLEMS:
+            last, more = shown[-1], count - SHOWN_PROBLEMS
             detail = f"{last.detail} (and {more} more problem{'s' if more > 1 else ''})"
             shown[-1] = cls(detail, file=last.file, line=last.line, field=last.field)
         first = shown[0]

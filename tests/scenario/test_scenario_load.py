@@ -194,3 +194,35 @@ def test_file_problems(tmp_path: Path, name: str, content: str | bytes | None, e
         path.write_text(content)
     err = _error(path)
     assert err.file == str(path) and err.detail.startswith(expected)
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_only_the_problems_shown_are_located(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    """Each problem's line takes a scan of the text: a file with thousands of bad links took
+    minutes to be refused. Only the ten shown are located; the rest are counted."""
+    from mptcplab.scenario import load as load_module
+
+    calls = []
+    for name in ("line_of", "json_line_of"):
+        real = getattr(load_module, name)
+        monkeypatch.setattr(load_module, name, lambda *a, _real=real: calls.append(a) or _real(*a))
+    links = [{"id": f"l{i}", "capacity_mbps": -1, "delay_ms": 1.0} for i in range(500)]
+    flow = {"id": "f", "protocol": "tcp", "paths": [["l0"]]}
+    data = {"duration_s": 2.0, "links": links, "flows": [flow]}
+    path = tmp_path / f"many{suffix}"
+    if suffix == ".json":
+        path.write_text(json.dumps(data))
+    else:
+        body = "".join(
+            f'[[links]]\nid = "l{i}"\ncapacity_mbps = -1\ndelay_ms = 1.0\n' for i in range(500)
+        )
+        flows = '[[flows]]\nid = "f"\nprotocol = "tcp"\npaths = [["l0"]]\n'
+        path.write_text(f"duration_s = 2.0\n{body}{flows}")
+    with pytest.raises(UserError) as err:
+        load_scenario(path)
+    problems = err.value.problems()
+    assert len(problems) == 10 and problems[-1].endswith("(and 490 more problems)")
+    assert all(f"{path}:" in p for p in problems)
+    assert len(calls) == 10

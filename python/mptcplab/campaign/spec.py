@@ -105,7 +105,7 @@ from mptcplab.campaign.overrides import (
 from mptcplab.campaign.store import RUN_COLUMNS
 from mptcplab.design.factors import POINT_INDEX, Factor
 from mptcplab.document_kind import SCENARIO_KEYS, looks_like_scenario, written_keys
-from mptcplab.errors import UserError
+from mptcplab.errors import SHOWN_PROBLEMS, UserError
 from mptcplab.scenario.field_paths import ScenarioFile
 
 # A template parameter or scenario field `seed` set in [scenario] or by a factor.
@@ -435,7 +435,10 @@ def _error_from_validation(
         if not (e["type"] == "missing" and _data_loc(data, tuple(e["loc"]), True) in meant)
     ]
     merged = _merge_unions(kept or errors, data)
-    return UserError.several([_problem(e, data, path, text, overrides) for e in merged])
+    return UserError.several(
+        [_problem(e, data, path, text, overrides) for e in merged[:SHOWN_PROBLEMS]],
+        total=len(merged),
+    )
 
 
 def _merge_unions(errors: Sequence[Any], data: Mapping[str, Any]) -> list[Any]:

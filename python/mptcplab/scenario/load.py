@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from mptcplab.document_kind import CAMPAIGN_KEYS, looks_like_campaign, written_keys
-from mptcplab.errors import UserError
+from mptcplab.errors import SHOWN_PROBLEMS, UserError
 from mptcplab.scenario.model import Issue, Scenario, issues
 from mptcplab.tomlloc import json_line_of, line_of, parse_path
 
@@ -157,7 +157,11 @@ def validation_error(
     :meth:`UserError.several`)."""
     found = issues(exc, root)
     return UserError.several(
-        [document_error(i, file=file, text=text, syntax=syntax, prefix=prefix) for i in found]
+        [
+            document_error(i, file=file, text=text, syntax=syntax, prefix=prefix)
+            for i in found[:SHOWN_PROBLEMS]
+        ],
+        total=len(found),
     )
 
 

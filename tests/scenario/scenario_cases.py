@@ -19,6 +19,13 @@ BASE: dict[str, Any] = {
 }
 
 
+# A window of at most the largest socket buffer, 2^31 - 1 bytes, in 1448-byte segments.
+_WINDOW = (
+    "expected {low} and at most 1483068 segments (the largest socket buffer, 2147483647 "
+    "bytes, in full segments)"
+)
+
+
 def scenario(mutate: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
     data = copy.deepcopy(BASE)
     if mutate is not None:
@@ -473,7 +480,13 @@ SEMANTIC: list[Bad] = [
         "zero initial window",
         tcp(initial_window=0),
         "flows[0].tcp.initial_window",
-        "expected ≥ 1 segment",
+        _WINDOW.format(low="≥ 1 segment"),
+    ),
+    Bad(
+        "initial window beyond the largest buffer",
+        tcp(initial_window=(2**31 - 1) // 1448 + 1),
+        "flows[0].tcp.initial_window",
+        _WINDOW.format(low="≥ 1 segment"),
     ),
     Bad("zero ABC limit", tcp(abc_limit=0), "flows[0].tcp.abc_limit", "expected ≥ 1"),
     Bad(
@@ -494,7 +507,13 @@ SEMANTIC: list[Bad] = [
         "zero min ssthresh",
         tcp(min_ssthresh_segments=0),
         "flows[0].tcp.min_ssthresh_segments",
-        "expected ≥ 1",
+        _WINDOW.format(low="≥ 1"),
+    ),
+    Bad(
+        "min ssthresh beyond the largest buffer",
+        tcp(min_ssthresh_segments=2**32 - 1),
+        "flows[0].tcp.min_ssthresh_segments",
+        _WINDOW.format(low="≥ 1"),
     ),
     Bad(
         "zero oretx factor",

@@ -503,6 +503,18 @@ pub const MIN_CAPACITY_MBPS: f64 = 1e-6;
 /// `sk_rcvbuf`), and a writer filling a larger send buffer skb by skb would take hours.
 pub const MAX_BUFFER_BYTES: u64 = i32::MAX as u64;
 
+/// The largest window in segments a scenario may start with or set as its ssthresh floor: no
+/// more than the largest socket buffer holds (a window of 2^32 − 1 segments, accepted before,
+/// took gigabytes for ten flows).
+pub const MAX_WINDOW_SEGMENTS: u32 = (MAX_BUFFER_BYTES / MSS_BYTES as u64) as u32;
+
+fn window_expected(low: &str) -> String {
+    format!(
+        "expected {low} and at most {MAX_WINDOW_SEGMENTS} segments (the largest socket buffer, \
+         {MAX_BUFFER_BYTES} bytes, in full segments)"
+    )
+}
+
 /// Most blocks a run's `blocks` applications can complete, from their paths' capacities: each
 /// block's latency is kept for exact percentiles (16 bytes each, more while in flight), and
 /// blocks of a few bytes over a fast path would fill the memory.
@@ -828,14 +840,16 @@ impl Scenario {
                 _ => {}
             }
             let t = &fl.tcp;
-            if t.initial_window == 0 {
-                return Err(err(f("tcp.initial_window"), "expected ≥ 1 segment"));
+            if !(1..=MAX_WINDOW_SEGMENTS).contains(&t.initial_window) {
+                return Err(err(f("tcp.initial_window"), window_expected("≥ 1 segment")));
             }
             if t.abc_limit == 0 {
                 return Err(err(f("tcp.abc_limit"), "expected ≥ 1"));
             }
-            if t.min_ssthresh_segments == Some(0) {
-                return Err(err(f("tcp.min_ssthresh_segments"), "expected ≥ 1"));
+            if t.min_ssthresh_segments
+                .is_some_and(|m| !(1..=MAX_WINDOW_SEGMENTS).contains(&m))
+            {
+                return Err(err(f("tcp.min_ssthresh_segments"), window_expected("≥ 1")));
             }
             positive(t.oretx_rtt_factor, f("tcp.oretx_rtt_factor"), "a factor")?;
             if t.prr && !(t.sack && t.loss_detection == LossDetection::Rack) {

@@ -135,6 +135,18 @@ MAX_CAPACITY_MBPS = 2e5
 MIN_CAPACITY_MBPS = 1e-6
 # Largest socket buffer, bytes: Linux's are 32-bit ints (scenario.rs, MAX_BUFFER_BYTES).
 MAX_BUFFER_BYTES = 2**31 - 1
+# Largest initial window or ssthresh floor, segments: what that buffer holds
+# (scenario.rs, MAX_WINDOW_SEGMENTS).
+MAX_WINDOW_SEGMENTS = MAX_BUFFER_BYTES // MSS_BYTES
+
+
+def _window_expected(low: str) -> str:
+    return (
+        f"expected {low} and at most {MAX_WINDOW_SEGMENTS} segments (the largest socket "
+        f"buffer, {MAX_BUFFER_BYTES} bytes, in full segments)"
+    )
+
+
 # Most blocks the blocks applications can complete in a run (scenario.rs, MAX_BLOCKS).
 MAX_BLOCKS = 1e7
 # Most trace samples of a run over every series, 8 bytes each (scenario.rs, MAX_TRACE_VALUES).
@@ -371,12 +383,13 @@ class TcpOptions(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> TcpOptions:
-        if self.initial_window == 0:
-            raise _invalid("initial_window", "expected ≥ 1 segment")
+        if not 1 <= self.initial_window <= MAX_WINDOW_SEGMENTS:
+            raise _invalid("initial_window", _window_expected("≥ 1 segment"))
         if self.abc_limit == 0:
             raise _invalid("abc_limit", "expected ≥ 1")
-        if self.min_ssthresh_segments == 0:
-            raise _invalid("min_ssthresh_segments", "expected ≥ 1")  # None: the default
+        floor = self.min_ssthresh_segments  # None: the default
+        if floor is not None and not 1 <= floor <= MAX_WINDOW_SEGMENTS:
+            raise _invalid("min_ssthresh_segments", _window_expected("≥ 1"))
         _positive(self.oretx_rtt_factor, "oretx_rtt_factor", "a factor")
         if self.prr and not (self.sack and self.loss_detection == "rack"):
             raise _invalid(

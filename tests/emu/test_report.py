@@ -53,8 +53,10 @@ def _tcp(
     retrans: int = 0,
     rto: int = 0,
     ssthresh: int = NO_SSTHRESH,
+    ca_state: int = 0,
 ) -> dict[str, Any]:
     return {
+        "ca_state": ca_state,
         "snd_cwnd": cwnd,
         "snd_ssthresh": ssthresh,
         "snd_mss": 1448,
@@ -160,6 +162,9 @@ def run_data(**overrides: Any) -> RunData:
                                     retrans=4,
                                     rto=1,
                                     ssthresh=7 if k >= 5 else NO_SSTHRESH,
+                                    # In fast recovery twice: at the 2 and 3 s samples, and
+                                    # at the 6 s one (TCP_CA_Recovery).
+                                    ca_state=3 if k in (2, 3, 6) else 0,
                                 ),
                             },
                             {
@@ -253,7 +258,9 @@ def test_goodput_and_block_latency_follow_their_definitions() -> None:
     # Subflow 0 acked 900 kB per second: 7.2 Mbit/s over the window; subflow 1 0.8.
     assert flow["subflows"][0]["goodput_mbps"] == pytest.approx(7.2)
     assert flow["subflows"][1]["goodput_mbps"] == pytest.approx(0.8)
-    assert flow["subflows"][0]["fast_retransmits"] == 3
+    # Two recoveries, as the simulator counts them, not the 4 - 1 segments re-sent without a
+    # timeout.
+    assert flow["subflows"][0]["fast_retransmits"] == 2
     assert flow["subflows"][1]["mean_srtt_ms"] == pytest.approx(150.0)
     # Subflow 1's cwnd reached its maximum (20 × 1448) at the 3 s sample; it started joining
     # when the connection was established, 20.5 ms after the start.

@@ -22,6 +22,10 @@ from mptcplab.scenario.model import Scenario
 
 FORMAT_VERSION = 1
 
+#: TCP_INFO's tcpi_ca_state values (include/net/tcp.h, enum tcp_ca_state).
+_CA_OPEN = 0
+_CA_RECOVERY = 3
+
 #: Thresholds beyond which the emulator, not the emulated network, shaped the result.
 MIN_RATE_RATIO = 0.99
 MAX_LATENESS_P99_US = 1000.0
@@ -34,7 +38,8 @@ NOTES = (
     "final_rcvbuf_bytes and peak_rcvbuf_bytes are the kernel's receive-memory figures "
     "(SO_RCVBUF, SO_MEMINFO rmem_alloc) times 160/256, the payload share of the memory the "
     "kernel charges a received segment on the emulator's links",
-    "fast_retransmits = retransmitted segments minus RTO events (TCP_INFO has no separate count)",
+    "fast_retransmits = entries into fast recovery (TCP_INFO's ca_state turning Recovery) seen "
+    "by the samples every trace_interval_ms: a recovery shorter than that can be missed",
     "subflow goodput is the subflow's bytes acknowledged (tcpi_bytes_acked) over the window; "
     "cwnd, srtt and time_to_max_cwnd_s come from samples every trace_interval_ms",
     "penalizations is always 0: the kernel does not penalise subflows",
@@ -211,6 +216,14 @@ def _subflow_report(
     rtts = [s["rtt_us"] for _, s in series if s["rtt_us"] > 0]
     retrans = int(last.get("total_retrans", 0))
     timeouts = int(last.get("total_rto", 0))
+    # Loss recoveries begun without a timeout, as the simulator counts them (one per episode,
+    # not per segment re-sent): the samples where the subflow has entered TCP_CA_Recovery.
+    states = [s.get("ca_state", _CA_OPEN) for _, s in series]
+    recoveries = sum(
+        1
+        for was, now in zip([_CA_OPEN, *states], states, strict=False)
+        if now == _CA_RECOVERY != was
+    )
     return {
         "index": p,
         "path": path,
@@ -218,7 +231,7 @@ def _subflow_report(
         "bytes_delivered": int(last.get("bytes_acked", 0)),
         "packets_sent": int(last.get("data_segs_out", 0)),
         "retransmits": retrans,
-        "fast_retransmits": max(retrans - timeouts, 0),
+        "fast_retransmits": recoveries,
         "timeouts": timeouts,
         "mean_srtt_ms": sum(rtts) / len(rtts) / 1000 if rtts else 0.0,
         "max_cwnd_bytes": float(max_cwnd),

@@ -170,3 +170,20 @@ def test_two_runs_at_once_do_not_collide(tmp_path: Path) -> None:
     for r in reports:
         assert r["flows"][0]["goodput_mbps"] >= 0.8 * 8.0 * PAYLOAD
         assert leftovers(r["backend"]["run_id"]) == NOTHING
+
+
+def test_a_namespace_made_but_not_yet_recorded_is_taken_down() -> None:
+    """An interrupt between `ip netns add` and the run recording the namespace left it
+    behind: the teardown takes down every namespace of the run's plan that exists."""
+    from mptcplab.backends.emu.runner import Run
+    from mptcplab.scenario.model import Scenario
+
+    run = Run(Scenario.model_validate(small()))
+    made = run.plan.namespaces[0]
+    netns.add(made)  # and interrupted before `self.namespaces.append`
+    try:
+        assert made in netns.list_namespaces() and run.namespaces == []
+        run.teardown()
+        assert leftovers(run.rundir.run_id) == NOTHING
+    finally:
+        netns.delete_all([made])

@@ -165,7 +165,9 @@ class Run:
         if self.linkem is not None:
             with contextlib.suppress(Exception):
                 self.linkem.program.stop(2.0)
-        netns.delete_all(self.namespaces)
+        # Every namespace of the plan that exists: one made just before an interrupt may not
+        # have been recorded yet.
+        netns.delete_all(self.plan.namespaces)
         self.rundir.remove()
 
 

@@ -111,3 +111,22 @@ def test_a_field_another_setting_took_away_is_refused(
         ScenarioFile(LOSSY).with_fields(values)
     assert err.value.field == field
     assert detail in err.value.detail
+
+
+def test_digits_that_are_another_elements_id_are_refused(tmp_path: Path) -> None:
+    """links[1] is a position; with links whose ids are "1" and "0", it set the loss of the
+    link with id "0", silently. Where an element's id is the digits given and it sits at
+    another position, the path is refused; where they agree, it is that element."""
+    link = "capacity_mbps = 8.0\ndelay_ms = 10.0\n"
+    flow = '[[flows]]\nid = "f"\nprotocol = "tcp"\npaths = [["1"]]\n'
+    path = tmp_path / "digits.toml"
+    path.write_text(
+        f'duration_s = 5.0\n[[links]]\nid = "1"\n{link}[[links]]\nid = "0"\n{link}{flow}'
+    )
+    with pytest.raises(UserError) as err:
+        ScenarioFile(path).with_fields({"links[1].loss": 0.5})
+    assert "links[1] is position 1, but the element with id '1' is at position 0" in str(err.value)
+    path.write_text(
+        f'duration_s = 5.0\n[[links]]\nid = "0"\n{link}[[links]]\nid = "1"\n{link}{flow}'
+    )
+    assert ScenarioFile(path).with_fields({"links[1].loss": 0.5}).links[1].loss == 0.5

@@ -140,6 +140,18 @@ class ScenarioFile:
 
     def _element(self, items: list[Any], selector: str | int, where: str) -> int:
         if isinstance(selector, int):
+            named = [
+                k
+                for k, item in enumerate(items)
+                if isinstance(item, dict) and item.get("id") == str(selector)
+            ]
+            if named and named != [selector]:
+                # Digits are a position; an element whose id is those digits sits elsewhere.
+                raise UserError(
+                    f"{where}[{selector}] is position {selector}, but the element with id "
+                    f"'{selector}' is at position {named[0]}: give another id, or the position "
+                    "of the one meant"
+                )
             if selector < len(items):
                 return selector
             raise UserError(

@@ -157,6 +157,34 @@ def test_a_duration_inside_the_warm_up_names_the_warm_up(capsys, monkeypatch) ->
     assert "warmup_s = 2 s; got 1.5" in err
 
 
+def test_a_problem_an_option_makes_names_the_option_or_the_file_and_line(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """--duration, --seed and --trace replace the file's values; a problem they make named
+    neither the option nor the file's line."""
+    late = tmp_path / "late.toml"
+    late.write_text(
+        DEFAULT.read_text().replace(
+            'app = { kind = "bulk" }', 'app = { kind = "bulk" }\nstart_s = 10.0'
+        )
+    )
+    line = late.read_text().splitlines().index("start_s = 10.0") + 1
+    code, _, err = run_cli(["sim", str(late), "--duration", "5"], capsys, monkeypatch)
+    assert code == 2 and err.strip() == (
+        f"error: {late}:{line}: flows[0].start_s: expected a start before duration_s = 5 s, "
+        "got 10 (with --duration 5)"
+    )
+    code, _, err = run_cli(
+        ["sim", str(DEFAULT), "--seed", "18446744073709551616"], capsys, monkeypatch
+    )
+    assert code == 2 and err.startswith("error: --seed: expected a value ≤ 18446744073709551615")
+    fine = tmp_path / "fine.toml"
+    fine.write_text("trace_interval_ms = 0.0001\n" + DEFAULT.read_text())
+    code, _, err = run_cli(["sim", str(fine), "--trace", "cwnd,srtt"], capsys, monkeypatch)
+    assert code == 2 and err.startswith(f"error: {fine}:1: trace_interval_ms: expected at least")
+    assert err.strip().endswith("(with --trace cwnd,srtt)")
+
+
 @needs_engine
 def test_the_tables_say_what_the_traces_hold_and_where(capsys, monkeypatch) -> None:
     argv = ["sim", str(DEFAULT), "--duration", "2", "--trace", "cwnd,ssthresh,srtt,rwnd,queue"]

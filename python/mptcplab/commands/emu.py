@@ -21,11 +21,13 @@ from mptcplab.commands.scenario_options import (
     ScenarioArgument,
     SeedOption,
     TraceOption,
+    blame_options,
     parse_trace,
     with_fields,
     write_report,
 )
 from mptcplab.commands.sim import print_report
+from mptcplab.errors import UserError
 from mptcplab.outputs import check_writable
 
 
@@ -116,6 +118,8 @@ def emu_command(
             report = emu.run(
                 scenario, seed=seed, duration_s=duration, trace=traces, progress=progress
             )
+    except UserError as exc:
+        raise blame_options(exc, file, duration=duration, seed=seed, traces=traces) from None
     except emu.EmulatorError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(1)

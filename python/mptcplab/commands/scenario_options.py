@@ -95,6 +95,39 @@ def parse_trace(value: str | None) -> list[str] | None:
     return names
 
 
+def blame_options(
+    exc: UserError,
+    file: Path,
+    *,
+    duration: float | None,
+    seed: int | None,
+    traces: list[str] | None,
+) -> UserError:
+    """A problem the scenario's check found once ``--duration``, ``--seed`` or ``--trace``
+    replaced the file's values (such a problem names no file): on the option when it is the
+    option's own value, else on the file's field, located, with the options that made it a
+    problem."""
+    given = {
+        "--duration": None if duration is None else number_text(duration),
+        "--seed": None if seed is None else str(seed),
+        "--trace": None if traces is None else ",".join(traces),
+    }
+    given = {option: value for option, value in given.items() if value is not None}
+    if exc.file is not None or not given:
+        return exc
+    own = {"duration_s": "--duration", "seed": "--seed", "trace": "--trace"}.get(exc.field or "")
+    if own in given:
+        return UserError(exc.detail, field=own)
+    from mptcplab.scenario.load import field_line, load_document
+
+    line = None
+    if exc.field is not None:
+        _, text, syntax = load_document(file)
+        line = field_line(exc.field, text, syntax)
+    shown = ", ".join(f"{option} {value}" for option, value in given.items())
+    return UserError(f"{exc.detail} (with {shown})", file=str(file), line=line, field=exc.field)
+
+
 def write_report(text: str, output: Path | None) -> None:
     """The report JSON into ``-o FILE`` when given; a file that cannot be written is a
     :class:`UserError` naming it."""

@@ -26,6 +26,7 @@ from mptcplab.commands.scenario_options import (
     ScenarioArgument,
     SeedOption,
     TraceOption,
+    blame_options,
     parse_trace,
     with_fields,
     write_report,
@@ -320,10 +321,7 @@ def sim_command(
                 )
             )
     except UserError as exc:
-        if duration is not None and exc.field == "duration_s" and exc.file is None:
-            # The value is --duration's, not the file's: name the option the user typed.
-            raise UserError(exc.detail, field="--duration") from None
-        raise
+        raise blame_options(exc, file, duration=duration, seed=seed, traces=traces) from None
     except sim.SimulatorUnavailable as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from None

@@ -424,23 +424,28 @@ def test_store_belongs_to_one_campaign(write_campaign) -> None:
         run_campaign(load(other), output=path.parent / "store.sqlite", progress=False)
 
 
+def _test_provenance(store: Store) -> int:
+    """A provenance record for a store written by hand."""
+    return store.begin_provenance(
+        mptcplab_version="test",
+        git_revision=None,
+        backend="sim",
+        backend_version="test",
+        host="host",
+        executor="local",
+        jobs=1,
+        planned_runs=1,
+        campaign_path="c.toml",
+        campaign_text="",
+    )
+
+
 def test_a_write_cut_off_after_begin_does_not_block_the_clean_up(tmp_path) -> None:
     """Ctrl-C between a write's BEGIN and its error handler leaves a transaction open; the
     runner's clean-up (closing the provenance record) must still succeed."""
     with Store(tmp_path / "store.sqlite", create=True) as store:
         store.claim("small")
-        provenance = store.begin_provenance(
-            mptcplab_version="test",
-            git_revision=None,
-            backend="sim",
-            backend_version="test",
-            host="host",
-            executor="local",
-            jobs=1,
-            planned_runs=1,
-            campaign_path="c.toml",
-            campaign_text="",
-        )
+        provenance = _test_provenance(store)
         store._db.execute("BEGIN IMMEDIATE")  # the interrupted write, as the signal left it
         store.end_provenance(provenance)
         (entry,) = store.provenance()
@@ -468,18 +473,7 @@ def test_a_run_already_done_is_not_counted_again(write_campaign) -> None:
     task = db.execute("SELECT * FROM runs LIMIT 1").fetchone()
     db.close()
     with Store(first.store, create=True) as store:
-        provenance = store.begin_provenance(
-            mptcplab_version="test",
-            git_revision=None,
-            backend="sim",
-            backend_version="test",
-            host="host",
-            executor="local",
-            jobs=1,
-            planned_runs=1,
-            campaign_path="c.toml",
-            campaign_text="",
-        )
+        provenance = _test_provenance(store)
         row = TaskRow(task[0], "main", 0, 0, {}, {}, 0, 0)
         outcome = RunOutcome(task[0], True, {"goodput_mbps": 1.0}, {}, None, 0.1)
         store.record(

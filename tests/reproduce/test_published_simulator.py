@@ -70,10 +70,15 @@ def khalili_results() -> dict[tuple[str, int, str], tuple[float, float]]:
 
 
 # Known misses, with what we know of them. The test stays strict: a miss that closes fails it.
-# Closed at the tolerance's edge: LIA's type-2 users (the AP alone) at N1 = 30, 1.17x the
-# draft's 0.44 Mbit/s until FACK took a segment as lost with two segments SACKed above it
-# rather than three (RFC 6675 §4); now 1.150x over this test's seeds 1-2 and 1.153x over 1-10.
 KNOWN_MISSES = {
+    (("shared_ap", 30, "lia"), 1): (
+        "LIA's type-2 users (the AP alone) at N1 = 30 get 0.508 Mbit/s, 1.155x the draft's "
+        "measured 0.44, at the tolerance's edge: 1.17x until FACK took a segment as lost with "
+        "three segments SACKed above it (RFC 6675 §4), then 1.149x over this test's seeds 1-2 "
+        "(1.153x over 1-10); opportunistic retransmission while the writer waits on the send "
+        "buffer (1.1505x) and reinjection away from every subflow that carried a segment "
+        "(1.155x), both as the out-of-tree kernel does them, took it back over."
+    ),
     (("two_ap", 30, "lia"), 1): (
         "LIA's single-path users at N1 = 30 get 0.45 Mbit/s, 1.17x the draft's measured 0.38 "
         "(its own analysis gives 0.48). They got 0.39 while the simulator left its "

@@ -251,8 +251,8 @@ def _status_badges(counts: dict[str, int], references: int, flagged: int = 0) ->
     return f'<div class="badges">{"".join(parts)}</div>'
 
 
-def _stale_metrics_note(store: Store, campaign_path: str) -> str:
-    if store.meta("metrics_fingerprint") == metrics_fingerprint() or not store.finished_keys():
+def _stale_metrics_note(store: Store, campaign_path: str, done: int) -> str:
+    if not done or store.meta("metrics_fingerprint") == metrics_fingerprint():
         return ""
     return (
         '<p class="note">The stored metrics were computed by other metric code than this '
@@ -618,6 +618,7 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
         runs = every_run[~is_reference]
         runs.attrs = dict(every_run.attrs)
         metrics = campaign.metrics or ["goodput_mbps"]
+        counts = store.counts()
         medians = point_medians(runs, metrics)
         variants = list(dict.fromkeys(runs["variant"]))
 
@@ -626,9 +627,9 @@ def build_report(store_path: str | Path, *, progress: ReportProgress | None = No
             + (f'<p class="lead">{_esc(campaign.description)}</p>' if campaign.description else "")
             + f'<p class="note">store <code>{_esc(store_path)}</code> · campaign file '
             f"<code>{_esc(campaign.path)}</code></p>"
-            + _status_badges(store.counts(), references, len(store.emulation_bottlenecked()))
+            + _status_badges(counts, references, len(store.emulation_bottlenecked()))
             + _alike_note(runs, metrics)
-            + _stale_metrics_note(store, campaign.path)
+            + _stale_metrics_note(store, campaign.path, counts["done"])
         )
         # (id, title, builder): a builder returns the section's HTML, or None when the campaign
         # has nothing for it.

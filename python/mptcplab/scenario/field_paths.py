@@ -190,10 +190,10 @@ class ScenarioFile:
         """:meth:`with_fields` for paths already in the form :meth:`resolve` gives."""
         data = copy.deepcopy(self.document)
         # A table first, then fields inside it, so that both take effect.
-        ordered = sorted(values, key=lambda p: len(parse_field_path(p)))
-        for path in ordered:
-            _refuse_inside_a_new_list(path, ordered, values)
-            _set(data, parse_field_path(path), copy.deepcopy(values[path]), path)
+        parsed = {path: parse_field_path(path) for path in values}
+        for path in sorted(values, key=lambda p: len(parsed[p])):
+            _refuse_inside_a_new_list(path, parsed, values)
+            _set(data, parsed[path], copy.deepcopy(values[path]), path)
         try:
             return Scenario.model_validate(data)
         except ValidationError as exc:
@@ -207,12 +207,13 @@ class _Probe:
     """A value no field accepts."""
 
 
-def _refuse_inside_a_new_list(path: str, paths: list[str], values: Mapping[str, Any]) -> None:
+def _refuse_inside_a_new_list(
+    path: str, parsed: Mapping[str, FieldPath], values: Mapping[str, Any]
+) -> None:
     """A path was resolved against the file as written (an element's id to its position): inside
     a list that another setting replaces, the position may name another element, or none."""
-    loc = parse_field_path(path)
-    for outer in paths:
-        parts = parse_field_path(outer)
+    loc = parsed[path]
+    for outer, parts in parsed.items():
         inside = len(parts) < len(loc) and loc[: len(parts)] == parts
         if inside and isinstance(values[outer], list):
             raise UserError(

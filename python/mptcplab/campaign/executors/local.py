@@ -56,6 +56,22 @@ def _outcome(future: Future[RunOutcome], task: Task) -> tuple[RunOutcome, bool]:
         return RunOutcome(task.run_key, False, None, None, "the worker process died", 0.0), True
 
 
+def _settle(
+    futures: Iterable[Future[RunOutcome]],
+    in_flight: dict[Future[RunOutcome], Task],
+    suspects: list[Task],
+) -> Iterator[RunOutcome]:
+    """The outcomes of ``futures``, taken out of ``in_flight``; a run whose worker died is put
+    among ``suspects`` instead."""
+    for future in futures:
+        task = in_flight.pop(future)
+        outcome, died = _outcome(future, task)
+        if died:
+            suspects.append(task)
+        else:
+            yield outcome
+
+
 class LocalExecutor:
     name = "local"
 
@@ -97,22 +113,9 @@ class LocalExecutor:
             # are suspects, each run again alone (once: a run that crashes alone fails).
             suspects: list[Task] = []
             done, _ = wait(in_flight, return_when=ALL_COMPLETED if broken else FIRST_COMPLETED)
-            for future in done:
-                task = in_flight.pop(future)
-                outcome, died = _outcome(future, task)
-                broken |= died
-                if died:
-                    suspects.append(task)
-                else:
-                    yield outcome
-            if broken:
-                for future in wait(in_flight).done:
-                    task = in_flight.pop(future)
-                    outcome, died = _outcome(future, task)
-                    if died:
-                        suspects.append(task)
-                    else:
-                        yield outcome
+            yield from _settle(done, in_flight, suspects)
+            if broken or suspects:
+                yield from _settle(wait(in_flight).done, in_flight, suspects)
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 for task in suspects:
                     yield self._alone(task)

@@ -187,3 +187,35 @@ def test_a_namespace_made_but_not_yet_recorded_is_taken_down() -> None:
         assert leftovers(run.rundir.run_id) == NOTHING
     finally:
         netns.delete_all([made])
+
+
+def test_an_interrupt_while_servers_start_stops_those_already_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the second flow's server starts: the first flow's server, already
+    running, is stopped by the teardown and not left waiting for its `go`."""
+    from mptcplab.backends.emu import traffic
+    from mptcplab.backends.emu.runner import Run
+    from mptcplab.scenario.model import Scenario
+
+    real_start = traffic._start
+    calls: list[str] = []
+
+    def interrupted_on_second(*args: object) -> object:
+        calls.append("start")
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_start(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(traffic, "_start", interrupted_on_second)
+    scenario = small()
+    scenario["flows"] = [tcp_flow("laptop", ["wifi"]), tcp_flow("phone", ["wifi"])]
+    run = Run(Scenario.model_validate(scenario))
+    try:
+        run.build()
+        with pytest.raises(KeyboardInterrupt):
+            run.traffic()
+        assert len(calls) == 2
+    finally:
+        run.teardown()
+    assert leftovers(run.rundir.run_id) == NOTHING

@@ -23,7 +23,7 @@ from mptcplab.backends.emu.linkem import Linkem
 from mptcplab.backends.emu.netns import EmulatorError
 from mptcplab.backends.emu.programs import Program, read_json, require_binary
 from mptcplab.backends.emu.rundir import RunDir
-from mptcplab.backends.emu.traffic import start_clients, start_servers
+from mptcplab.backends.emu.traffic import start_client, start_server
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import DEFAULT_BUFFER_CAP_BYTES, Scenario
 from mptcplab.stopping import signals_held, termination_as_interrupt
@@ -114,12 +114,10 @@ class Run:
     def traffic(self) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]], dict, dict]:
         assert self.linkem is not None
         sc = self.scenario
-        servers = start_servers(sc, self.plan.groups, self.rundir)
-        self.programs += servers
+        servers = self._start_each(start_server)
         for s in servers:
             s.wait_ready(10.0)
-        clients = start_clients(sc, self.plan.groups, self.rundir)
-        self.programs += clients
+        clients = self._start_each(start_client)
         for c in clients:
             c.wait_ready(10.0)
         t0 = time.monotonic_ns() + int(START_MARGIN_S * 1e9)
@@ -146,6 +144,17 @@ class Run:
             read_json(self.rundir.path / f"client-{g.index}.json") for g in self.plan.groups
         ]
         return t0, server_out, client_out, at_warmup, at_end
+
+    def _start_each(
+        self, start: Callable[[Scenario, addressing.Group, RunDir], Program]
+    ) -> list[Program]:
+        """One program per group, each recorded for the teardown as soon as it exists: an
+        interrupt while the next one starts must not leave the earlier ones running."""
+        started = []
+        for g in self.plan.groups:
+            started.append(start(self.scenario, g, self.rundir))
+            self.programs.append(started[-1])
+        return started
 
     def tun_drops(self) -> dict[str, int]:
         return {

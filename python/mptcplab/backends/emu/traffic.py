@@ -64,9 +64,9 @@ def _start(rundir: RunDir, group: Group, role: str, cfg: dict[str, Any]) -> Prog
     return Program(rundir, name, [binary, role, "--config", str(path)], label)
 
 
-def start_servers(scenario: Scenario, groups: tuple[Group, ...], rundir: RunDir) -> list[Program]:
-    return [_start(rundir, g, "server", server_config(scenario, g, rundir)) for g in groups]
+def start_server(scenario: Scenario, group: Group, rundir: RunDir) -> Program:
+    return _start(rundir, group, "server", server_config(scenario, group, rundir))
 
 
-def start_clients(scenario: Scenario, groups: tuple[Group, ...], rundir: RunDir) -> list[Program]:
-    return [_start(rundir, g, "client", client_config(scenario, g, rundir)) for g in groups]
+def start_client(scenario: Scenario, group: Group, rundir: RunDir) -> Program:
+    return _start(rundir, group, "client", client_config(scenario, group, rundir))

@@ -211,10 +211,9 @@ def test_worst_fair_share_ratio_of_hand_made_reports() -> None:
     extract = RUN_METRICS["worst_fair_share_ratio"].extract
     assert extract(report, scenario) == pytest.approx(min(goodput[k] / fair[k] for k in fair))
     assert extract(report, scenario) == pytest.approx(0.2 / 0.5)
-    # Only greedy flows have a share to reach: B writing blocks leaves A's 0.9 the worst.
-    scenario["flows"][1]["app"] = {"kind": "blocks", "block_bytes": 65536}
-    assert extract(report, scenario) == pytest.approx(0.45 / 0.5)
-    # One of the C users falls to 0.3: the worst user is it, the worst class C with its mean.
+    # B gets 0.45 and one of the C users falls to 0.3: the worst user is that one, the worst
+    # class C with its mean.
+    report["flows"][1]["goodput_mbps"] = 0.45 * PAYLOAD_FRACTION
     report["flows"][3]["goodput_mbps"] = 0.3 * PAYLOAD_FRACTION
     assert extract(report, scenario) == pytest.approx(0.3 / 0.75)
     by_group = RUN_METRICS["worst_group_fair_share_ratio"].extract
@@ -238,6 +237,70 @@ def test_worst_fair_share_ratio_of_one_reno_flow_is_its_link_share() -> None:
     }
     metrics = run_metrics(sim.run(scenario).to_dict(), scenario)
     assert 0.93 <= metrics["worst_fair_share_ratio"] <= 1.0
+
+
+def test_fair_shares_need_every_flow_greedy() -> None:
+    """A transfer that completes before the measurement wants nothing of the link in it: the
+    two bulk flows' max-min shares are then half the link each, and their goodput cannot add
+    up to more than the link (a worst ratio above 1 is impossible). Shares that count it as a
+    greedy user are a third each; they are not set beside the goodputs at all."""
+    from mptcplab.analysis.metric_needs import unmet_need
+
+    tcp = {"protocol": "tcp", "paths": [["l"]]}
+    scenario = {
+        "duration_s": 8.0,
+        "warmup_s": 2.0,
+        "links": [{"id": "l", "capacity_mbps": 10.0, "delay_ms": 10.0}],
+        "flows": [
+            tcp | {"id": "a"},
+            tcp | {"id": "b"},
+            tcp | {"id": "c", "app": {"kind": "size", "bytes": 100_000}},
+        ],
+    }
+    report = sim.run(scenario).to_dict()
+    a, b, c = report["flows"]
+    assert c["completion_s"] < scenario["warmup_s"] and c["goodput_mbps"] == 0.0
+    assert a["goodput_mbps"] + b["goodput_mbps"] <= 10.0 * PAYLOAD_FRACTION * (1 + 1e-9)
+    metrics = run_metrics(report, scenario)
+    shares = [n for n in metrics if "fair_share" in n]
+    assert shares == []
+    for name in ("worst_fair_share_ratio", "fair_share_mbps.a", "fair_share_probing_mbps.a"):
+        need = unmet_need(name, [scenario], "the campaign's scenarios")
+        assert need is not None and "bulk flows only" in need
+    # The same run without the transfer has them.
+    bulk_only = scenario | {"flows": scenario["flows"][:2]}
+    metrics = run_metrics(sim.run(bulk_only).to_dict(), bulk_only)
+    assert metrics["fair_share_mbps.a"] == pytest.approx(5.0 * PAYLOAD_FRACTION)
+    assert 0.5 <= metrics["worst_fair_share_ratio"] <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"start_s": 11.0}, {"stop_s": 11.0}, {"app": {"kind": "size", "bytes": 5_000_000}}],
+    ids=["starts late", "stops early", "finite transfer"],
+)
+def test_aggregation_benefit_needs_the_mptcp_flow_greedy_through_the_window(change) -> None:
+    """Kaspar's measure sets a bulk transfer's goodput beside the paths' capacities. An MPTCP
+    flow that aggregates two 10 Mbit/s paths perfectly but runs for half the window (or moves
+    5 MB in about two seconds) has a window goodput near one path's: scored, it would read as
+    no gain at all, or as near −1."""
+    from mptcplab.analysis.metric_needs import unmet_need
+
+    scenario = {
+        "duration_s": 20.0,
+        "warmup_s": 2.0,
+        "links": [
+            {"id": "p1", "capacity_mbps": 10.0, "delay_ms": 10.0},
+            {"id": "p2", "capacity_mbps": 10.0, "delay_ms": 10.0},
+        ],
+        "flows": [{"id": "mp", "protocol": "mptcp", "cc": "lia", "paths": [["p1"], ["p2"]]}],
+    }
+    whole = run_metrics(sim.run(scenario).to_dict(), scenario)
+    assert whole["aggregation_benefit"] > 0.9
+    scenario["flows"][0] |= change
+    assert "aggregation_benefit" not in run_metrics(sim.run(scenario).to_dict(), scenario)
+    need = unmet_need("aggregation_benefit", [scenario], "the campaign's scenarios")
+    assert need is not None and "bulk flow active through the measurement" in need
 
 
 def test_fair_share_ratios_need_every_flow_active_through_the_measurement() -> None:

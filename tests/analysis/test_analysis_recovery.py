@@ -113,6 +113,21 @@ def test_flows_that_meet_only_on_the_shared_link_compete_with_every_path() -> No
     assert cwnd_recovery_s(report, scenario, "mp") == pytest.approx((0 + 0 + 4 + 8) / 4)
 
 
+def test_a_path_whose_competitors_came_before_the_warm_up_is_left_out() -> None:
+    """Path a's competitor ran from the start, so path a has no window from before it to
+    return to; path b's came after the warm-up and is measured. The check before a campaign
+    counts the metric as given here, so it must not be blank."""
+    from mptcplab.analysis.metric_needs import unmet_need
+
+    scenario, report = scenario_and_report({"mp#0": 12.0, "mp#1": 16.0})
+    early = {"id": "early", "protocol": "tcp", "paths": [["a"]], "start_s": 0.0, "stop_s": 6.0}
+    scenario["flows"].append(early)
+    scenario["trace"] = ["cwnd"]
+    report["flows"].append({"id": "early", "goodput_mbps": 1.0})
+    assert unmet_need("cwnd_recovery_s.mp", [scenario], "the campaign's scenarios") is None
+    assert cwnd_recovery_s(report, scenario, "mp") == pytest.approx(6.0)
+
+
 def test_without_a_window_trace_there_is_no_recovery_time() -> None:
     scenario, report = scenario_and_report({"mp#0": 12.0}, trace=False)
     assert cwnd_recovery_s(report, scenario, "mp") is None

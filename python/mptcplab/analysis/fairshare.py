@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from mptcplab.analysis._checks import as_mapping, check_hops, link_capacities, listed, unknown_names
-from mptcplab.analysis.metrics import HEADER_BYTES, MSS_BYTES, PAYLOAD_FRACTION
+from mptcplab.analysis.metrics import HEADER_BYTES, MSS_BYTES, PAYLOAD_FRACTION, app_kind
 
 if TYPE_CHECKING:
     from mptcplab.results import Report
@@ -95,6 +95,15 @@ def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
         float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
         for flow in data["flows"]
     )
+
+
+def shares_compare_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
+    """Whether :func:`fair_share`'s shares can be set beside measured goodputs: they take
+    every flow as greedy and active through the measurement window. A finite transfer or a
+    block writer wants less than a share (what it leaves, the others take), and a transfer that
+    completes early is gone for part of the window, as a flow that stops is."""
+    data = as_mapping(scenario, "scenario", "Scenario")
+    return compares_with_goodput(data) and all(app_kind(flow) == "bulk" for flow in data["flows"])
 
 
 class InfeasibleFloors(ValueError):

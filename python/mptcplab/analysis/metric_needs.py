@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mptcplab.analysis._checks import as_mapping
-from mptcplab.analysis.metrics import app_kind
+from mptcplab.analysis.metrics import app_kind, greedy_through_window
 
 if TYPE_CHECKING:
     from mptcplab.scenario import model
@@ -40,20 +40,34 @@ def _all_active(scenario: Scenario) -> bool:
     return compares_with_goodput(scenario)
 
 
+def _greedy(scenario: Scenario) -> bool:
+    from mptcplab.analysis.fairshare import shares_compare_with_goodput  # numpy, as above
+
+    return shares_compare_with_goodput(scenario)
+
+
 def _has_app(scenario: Scenario, kind: str) -> bool:
     return any(app_kind(f) == kind for f in scenario["flows"])
 
 
-_ACTIVE = "every flow active through the measurement (start_s at most warmup_s, no stop_s)"
+_THROUGH = "active through the measurement (start_s at most warmup_s, no stop_s)"
+_ACTIVE = f"every flow {_THROUGH}"
 _MPTCP = Need(
     'an MPTCP flow (protocol = "mptcp")',
     lambda s: any(f.get("protocol") == "mptcp" for f in s["flows"]),
 )
 _BLOCKS = Need('a flow writing blocks (app = { kind = "blocks" })', lambda s: _has_app(s, "blocks"))
+_GREEDY = Need(f"bulk flows only, {_ACTIVE}", _greedy)
 
 NEEDS: dict[str, Need] = {
     "mptcp_goodput_mbps": _MPTCP,
-    "aggregation_benefit": _MPTCP,
+    "aggregation_benefit": Need(
+        f'an MPTCP flow (protocol = "mptcp"), every one a bulk flow {_THROUGH}',
+        lambda s: (
+            any(f.get("protocol") == "mptcp" for f in s["flows"])
+            and all(greedy_through_window(f, s) for f in s["flows"] if f.get("protocol") == "mptcp")
+        ),
+    ),
     "aggregation_benefit_measured": _MPTCP,
     "log_gain": _MPTCP,
     "path0_share": _MPTCP,
@@ -64,14 +78,8 @@ NEEDS: dict[str, Need] = {
             and _all_active(s)
         ),
     ),
-    "goodput_bound_ratio": Need(
-        f"bulk flows only, {_ACTIVE}",
-        lambda s: all(app_kind(f) == "bulk" for f in s["flows"]) and _all_active(s),
-    ),
-    "worst_fair_share_ratio": Need(
-        f"a bulk flow and {_ACTIVE}",
-        lambda s: _has_app(s, "bulk") and _all_active(s),
-    ),
+    "goodput_bound_ratio": _GREEDY,
+    "worst_fair_share_ratio": _GREEDY,
     "block_latency_p50_ms": _BLOCKS,
     "block_latency_p95_ms": _BLOCKS,
     "completion_s": Need(
@@ -104,12 +112,12 @@ def _recovers(scenario: Scenario, entry: str) -> bool:
     return False
 
 
-_ALL_ACTIVE = FlowNeed(_ACTIVE, lambda s, _entry: _all_active(s))
+_SHARES = FlowNeed(_GREEDY.what, lambda s, _entry: _GREEDY.met(s))
 
 #: By family (the name's part before the dot).
 FLOW_NEEDS: dict[str, FlowNeed] = {
-    "fair_share_mbps": _ALL_ACTIVE,
-    "fair_share_probing_mbps": _ALL_ACTIVE,
+    "fair_share_mbps": _SHARES,
+    "fair_share_probing_mbps": _SHARES,
     "cwnd_recovery_s": FlowNeed(
         'the cwnd trace (trace = ["cwnd"]) and other flow entries on a link of its paths that '
         "start after the warm-up (start_s) and stop (stop_s)",

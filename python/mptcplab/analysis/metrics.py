@@ -166,9 +166,9 @@ def _goodput_bound_ratio(report: Report, scenario: Scenario) -> float | None:
     """All flows' goodput over the most they could get together: for greedy (bulk) flows that
     are all active through the measurement only."""
     from mptcplab.analysis.capacity_bound import max_total_goodput
-    from mptcplab.analysis.fairshare import compares_with_goodput
+    from mptcplab.analysis.fairshare import shares_compare_with_goodput
 
-    if not all(_is_bulk(f) for f in scenario["flows"]) or not compares_with_goodput(scenario):
+    if not shares_compare_with_goodput(scenario):
         return None
     return _goodput(report, scenario) / max_total_goodput(scenario)
 
@@ -178,9 +178,26 @@ def _mptcp_goodput(report: Report, _scenario: Scenario) -> float | None:
     return float(sum(f["goodput_mbps"] for f in flows)) if flows else None
 
 
+def greedy_through_window(flow: Mapping[str, Any], scenario: Scenario) -> bool:
+    """Whether a flow spec always has data and runs through the whole measurement window
+    (``start_s`` at most ``warmup_s``, no ``stop_s``): then its goodput over the window is
+    what it could get."""
+    warmup = float(scenario.get("warmup_s", 0.0))
+    return (
+        _is_bulk(flow) and float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
+    )
+
+
 def _aggregation_benefit_configured(report: Report, scenario: Scenario) -> float | None:
+    """The mean over the MPTCP flows, when every one is greedy through the measurement: Kaspar's
+    measure (CoNEXT 2013 §4.1) sets a bulk transfer's goodput beside the paths' capacities; a
+    finite transfer, a block writer or a flow present for part of the window has a goodput over
+    the window that says nothing of how well it aggregated."""
     flows = _mptcp_flows(report)
-    if not flows:
+    specs = {f["id"]: f for f in scenario["flows"]}
+    if not flows or not all(
+        greedy_through_window(specs[_base_id(f["id"])], scenario) for f in flows
+    ):
         return None
     values = [
         aggregation_benefit(f["goodput_mbps"], path_capacities_mbps(scenario, f["id"]))
@@ -229,16 +246,14 @@ def _fair_share_ratios(by_group: bool) -> Callable[[Report, Scenario], float | N
 
     def extract(report: Report, scenario: Scenario) -> float | None:
         # Imported here: fairshare takes this module's payload constants.
-        from mptcplab.analysis.fairshare import compares_with_goodput, fair_share
+        from mptcplab.analysis.fairshare import fair_share, shares_compare_with_goodput
 
-        if not compares_with_goodput(scenario):
+        if not shares_compare_with_goodput(scenario):
             return None
-        bulk = {f["id"] for f in scenario["flows"] if _is_bulk(f)}
         goodputs: dict[str, list[float]] = {}
         for f in report["flows"]:
-            if _base_id(f["id"]) in bulk:
-                key = _base_id(f["id"]) if by_group else f["id"]
-                goodputs.setdefault(key, []).append(float(f["goodput_mbps"]))
+            key = _base_id(f["id"]) if by_group else f["id"]
+            goodputs.setdefault(key, []).append(float(f["goodput_mbps"]))
         if not goodputs:
             return None
         share = fair_share(scenario)
@@ -516,9 +531,9 @@ def _group_goodput(report: Report, scenario: Scenario, flow: str) -> float | Non
 
 
 def _user_fair_share(report: Report, scenario: Scenario, flow: str) -> float | None:
-    from mptcplab.analysis.fairshare import compares_with_goodput, fair_share
+    from mptcplab.analysis.fairshare import fair_share, shares_compare_with_goodput
 
-    if not compares_with_goodput(scenario):
+    if not shares_compare_with_goodput(scenario):
         return None
     return fair_share(scenario).per_flow_mbps.get(flow)
 
@@ -526,12 +541,12 @@ def _user_fair_share(report: Report, scenario: Scenario, flow: str) -> float | N
 def _user_fair_share_with_probing(report: Report, scenario: Scenario, flow: str) -> float | None:
     from mptcplab.analysis.fairshare import (
         InfeasibleFloors,
-        compares_with_goodput,
         fair_share,
         probing_floors,
+        shares_compare_with_goodput,
     )
 
-    if not compares_with_goodput(scenario):
+    if not shares_compare_with_goodput(scenario):
         return None
     floors = probing_floors(report, scenario)
     if floors is None:

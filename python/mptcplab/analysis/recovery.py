@@ -79,8 +79,10 @@ def subflow_recovery_s(
 
 def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | None:
     """Mean recovery time of flow entry ``flow``'s subflows that flows leaving (``stop_s``)
-    competed with, over its users; None when no subflow had such competitors or without a
-    ``cwnd`` trace; infinite when one of them did not regain its mean before the run ended."""
+    competed with, over its users; None when no subflow had such competitors coming after the
+    warm-up (a path whose competitors came earlier has no reference and is left out, as the
+    check before a campaign expects) or without a ``cwnd`` trace; infinite when one of them did
+    not regain its mean before the run ended."""
     traces = report.get("traces") or {}
     time_s = traces.get("time_s") or []
     series = {s["name"]: s["values"] for s in traces.get("cwnd") or []}
@@ -102,7 +104,6 @@ def cwnd_recovery_s(report: Report, scenario: Scenario, flow: str) -> float | No
             recovery = subflow_recovery_s(
                 time_s, values, reference_from_s=warmup, joined_s=joined, left_s=left
             )
-            if recovery is None:
-                return None
-            times.append(recovery)
+            if recovery is not None:
+                times.append(recovery)
     return sum(times) / len(times) if times else None

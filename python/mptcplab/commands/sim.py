@@ -58,19 +58,16 @@ def _latency(flow: FlowReport) -> str:
 
 
 def _fair_shares(report: Report) -> FairShare | None:
-    """The max-min fair shares, when they apply: they take every flow as active through the
-    measurement window."""
-    from mptcplab.analysis.fairshare import compares_with_goodput, fair_share
+    """The max-min fair shares, when they apply: they take every flow as greedy and active
+    through the measurement window."""
+    from mptcplab.analysis.fairshare import fair_share, shares_compare_with_goodput
 
-    return fair_share(report.scenario) if compares_with_goodput(report.scenario) else None
+    return fair_share(report.scenario) if shares_compare_with_goodput(report.scenario) else None
 
 
-def _fair_cell(share: FairShare | None, flow_id: str, app_kind: str) -> list[str]:
-    """The fair-share cell of a row: none without the column, empty for a flow that is not
-    greedy (blocks, finite transfers)."""
-    if share is None:
-        return []
-    return [_fmt(share.of(flow_id), 3) if app_kind == "bulk" else ""]
+def _fair_cell(share: FairShare | None, flow_id: str) -> list[str]:
+    """The fair-share cell of a row: none without the column."""
+    return [] if share is None else [_fmt(share.of(flow_id), 3)]
 
 
 def flows_table(report: Report) -> Table:
@@ -113,7 +110,7 @@ def flows_table(report: Report) -> Table:
             flow.id,
             f"{flow.protocol} {flow.cc}",
             _fmt(flow.goodput_mbps, 3),
-            *_fair_cell(share, flow.id, kind_of(flow.id)),
+            *_fair_cell(share, flow.id),
             _fmt(flow.bytes_delivered / 1e6, 2),
             str(flow.retransmits),
             str(flow.reinjections),
@@ -189,7 +186,7 @@ def groups_table(report: Report) -> Table | None:
             _fmt(min(goodputs), 3),
             _fmt(max(goodputs), 3),
             "" if math.isnan(jain) else f"{jain:.3f}",
-            *_fair_cell(share, entry.id, entry.app.kind),
+            *_fair_cell(share, entry.id),
         )
     return table
 

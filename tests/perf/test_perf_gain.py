@@ -108,3 +108,49 @@ def test_a_failed_transfer_names_its_addresses_as_a_transfer_that_got_through(
     assert "error" in record
     assert (record["source"], record["destination"]) == ("::1", "::1")
     assert record["bind"] == record["server"] == longhand
+
+
+def test_each_record_keeps_the_settings_its_series_asked(
+    perf_server: PerfServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "records.jsonl"
+    todo = gain.plan(["127.0.0.1"], [], runs=1)
+    made = list(
+        gain.run_series(todo, out, port=perf_server.port, duration_s=0.1, congestion="reno")
+    )
+    asked = gain.requested(duration_s=0.1, family=None, congestion="reno", sndbuf_bytes=None)
+    assert [r["requested"] for r in made] == [asked, asked]
+    gain.check_resumable(gain.read_records(out), asked, out)  # the same settings resume
+
+
+@pytest.mark.parametrize(
+    ("now", "says"),
+    [
+        ({"duration_s": 5.0}, "--duration 1 (asked now: 5)"),
+        ({"congestion": "cubic"}, "--cc reno (asked now: cubic)"),
+        ({"family": 6}, "-4/-6 default (asked now: 6)"),
+    ],
+)
+def test_a_series_of_other_settings_does_not_resume_the_file(now: dict, says: str) -> None:
+    """The transfers of the file would count as made, and the matrix would average them
+    with the new ones: a 1 s Reno measurement answered a 5 s CUBIC request."""
+    before = {"duration_s": 1.0, "family": None, "congestion": "reno", "sndbuf_bytes": 1024}
+    records = [{"transport": "tcp", "requested": before}]
+    with pytest.raises(UserError, match="holds transfers made with") as err:
+        gain.check_resumable(records, before | now, Path("r.jsonl"))
+    assert says in str(err.value) and "give those, or another --out" in str(err.value)
+    with pytest.raises(UserError, match="a record without the settings it was made with"):
+        gain.check_resumable([{"transport": "tcp"}], before, Path("r.jsonl"))
+
+
+def test_gain_refuses_to_add_to_a_file_of_other_settings(tmp_path: Path) -> None:
+    from perf_cli import mptcplab
+
+    path = tmp_path / "r.jsonl"
+    asked = {"duration_s": 1.0, "family": None, "congestion": None, "sndbuf_bytes": 16777216}
+    text = json.dumps({"transport": "tcp", "server": "127.0.0.1", "requested": asked}) + "\n"
+    path.write_text(text)
+    out = mptcplab("gain", "127.0.0.1", "-t", "2", "-n", "1", "-o", str(path))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "--duration 1 (asked now: 2)" in out.stderr
+    assert path.read_text() == text

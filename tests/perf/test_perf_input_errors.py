@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -302,3 +303,106 @@ def test_millions_of_blocks_each_get_their_latency() -> None:
     assert len(latencies) == reads * 64
     # Read i completes blocks 64i … 64i+63; block 64i began with call i − 1, the others with i.
     assert latencies[64 * 7 : 64 * 8] == [0.001] + [0.0] * 63
+
+
+# 10. Host names that fail before the lookup, and -4/-6 against the addresses given.
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["client", "127.0.0.1", "-B", "a..b"], "--bind: 'a..b' is not an address of this host"),
+        (["server", "--bind", "a..b"], "--bind: 'a..b' is not an address of this host"),
+        (["gain", "a..b", "-t", "0.1"], "destination a..b: no address (not a valid host name"),
+        (["gain", "127.0.0.1", "-s", "a..b"], "--source: 'a..b' is not an address of this host"),
+    ],
+)
+def test_a_name_with_an_empty_or_long_label_is_refused_by_name(args: list[str], says: str) -> None:
+    # Python's IDNA codec refuses such a name before any lookup, with a UnicodeError.
+    refused(mptcplab(*args, "-p", str(free_port())), says)
+
+
+@pytest.mark.parametrize("server", ["10.77.0..2", "x" * 300])
+def test_a_client_to_such_a_name_fails_in_one_line(server: str) -> None:
+    out = mptcplab("client", server, "-p", str(free_port()), "-t", "0.1")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"error: {server}: no address (not a valid host name")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["127.0.0.1", "-6"], "destination 127.0.0.1: no IPv6 address"),
+        (["::1", "-4"], "destination ::1: no IPv4 address"),
+        (["127.0.0.1", "-s", "::1", "-4"], "--source: '::1' is not an IPv4 address"),
+    ],
+)
+def test_gain_refuses_addresses_of_the_other_family_before_any_transfer(
+    args: list[str], says: str, tmp_path: Path
+) -> None:
+    """Every transfer would fail, and recorded as made, the failures would keep a corrected
+    rerun from making them."""
+    out = tmp_path / "r.jsonl"
+    refused(mptcplab("gain", *args, "-n", "1", "-t", "0.1", "-o", str(out)), says)
+    assert not out.exists()
+
+
+# 11. A congestion control that is loaded but not allowed for the process.
+
+
+def test_a_loaded_congestion_control_the_process_may_not_choose_is_named_so() -> None:
+    import os
+    import shutil
+
+    proc = Path("/proc/sys/net/ipv4")
+    allowed = set((proc / "tcp_allowed_congestion_control").read_text().split())
+    loaded = (proc / "tcp_available_congestion_control").read_text().split()
+    barred = [name for name in loaded if name not in allowed]
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run a process without CAP_NET_ADMIN")
+    if not barred:
+        pytest.skip("every loaded congestion control is allowed here")
+    script = (
+        "import sys\n"
+        "from mptcplab.backends.perf.sockets import PerfError, check_congestion\n"
+        "try:\n"
+        f"    check_congestion({barred[0]!r})\n"
+        "except PerfError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "python"))
+    out = subprocess.run(
+        ["setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", sys.executable, "-c",
+         script],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert f"{barred[0]!r} is loaded but not allowed for this process" in out.stdout
+    assert "tcp_allowed_congestion_control" in out.stdout
+
+
+# 12. Records the matrix could not read.
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"goodput_mbps": "fast"}, 'goodput_mbps: expected a finite number >= 0, got "fast"'),
+        ({"goodput_mbps": -3}, "goodput_mbps: expected a finite number >= 0, got -3"),
+        ({"goodput_mbps": True}, "goodput_mbps: expected a finite number >= 0, got true"),
+        ({"source": ["a"]}, 'source: expected text, got ["a"]'),
+        ({"family": "x"}, 'family: expected 4 or 6, got "x"'),
+        ({"transport": "udp"}, 'transport: expected "tcp" or "mptcp", got "udp"'),
+        ({"mptcp": "yes"}, 'mptcp: expected true or false, got "yes"'),
+    ],
+)
+def test_matrix_names_the_field_of_a_record_it_cannot_read(
+    change: dict, says: str, tmp_path: Path
+) -> None:
+    bad = json.loads(record("tcp", 10.0)) | change
+    path = tmp_path / "r.jsonl"
+    path.write_text(record("mptcp", 12.0) + "\n" + json.dumps(bad) + "\n")
+    refused(
+        mptcplab("matrix", "r.jsonl", cwd=tmp_path),
+        f"r.jsonl:2: not a mptcplab perf record: {says}",
+    )

@@ -50,3 +50,52 @@ def test_an_answer_carrying_an_error_raises_it() -> None:
     with pytest.raises(wire.WireError, match="the server reports: boom"):
         wire.parse_answer(b'{"error": "boom"}')
     assert wire.parse_answer(b'{"bytes_received": 3}') == {"bytes_received": 3}
+
+
+def test_the_server_stops_draining_a_sender_that_never_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The drain after the answer is bounded in all, not per read: a peer that keeps sending
+    (not a perf client) does not hold the connection and its thread for ever."""
+    import socket
+    import threading
+    import time
+
+    from mptcplab.backends.perf import server
+
+    monkeypatch.setattr(server, "DRAIN_TIMEOUT_S", 1.0)
+    ours, theirs = socket.socketpair()
+    stop = threading.Event()
+
+    def keep_sending() -> None:
+        with theirs:
+            while not stop.is_set():
+                theirs.sendall(b"x" * 1024)
+                time.sleep(0.005)
+
+    sender = threading.Thread(target=keep_sending, daemon=True)
+    sender.start()
+    drained = threading.Thread(target=server._drain, args=(ours,), daemon=True)
+    drained.start()
+    drained.join(timeout=30)
+    finished, still_sending = not drained.is_alive(), sender.is_alive()
+    stop.set()
+    sender.join(timeout=5)
+    ours.close()
+    assert finished and still_sending
+
+
+def test_the_servers_line_says_when_a_transfer_ended_early() -> None:
+    from mptcplab.commands.perf import transfer_line
+
+    answer = {
+        "bytes_received": 1000,
+        "receive_s": 2.07,
+        "goodput_mbps": 0.004,
+        "complete": True,
+        "server_mptcp": True,
+        "server_subflows": 2,
+    }
+    assert "incomplete" not in transfer_line(("10.0.0.1", 1), answer)
+    line = transfer_line(("10.0.0.1", 1), answer | {"complete": False})
+    assert "2.07 s" in line and "(incomplete: the client closed early)" in line

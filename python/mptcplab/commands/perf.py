@@ -96,6 +96,43 @@ def _check_local(address: str, option: str) -> None:
         raise UserError(str(exc), field=option) from None
 
 
+def transfer_line(peer: tuple, answer: dict[str, Any]) -> str:
+    """The server's line (console markup) for one transfer it answered."""
+    if "error" in answer:
+        return f"[red]{peer[0]}: {answer['error']}[/red]"
+    kind = "MPTCP" if answer["server_mptcp"] else "TCP"
+    subflows = answer["server_subflows"]
+    line = (
+        f"{peer[0]}  {kind}"
+        + (f" ({subflows} subflows)" if subflows else "")
+        + f"  {answer['bytes_received']:,} bytes in {answer['receive_s']:.2f} s"
+        + f"  {answer['goodput_mbps']:.3f} Mbit/s"
+    )
+    if not answer["complete"]:
+        # The client stopped before the time its hello asked: not a measurement.
+        return f"[yellow]{line}  (incomplete: the client closed early)[/yellow]"
+    return line
+
+
+def _of_family(address: str, family: socket.AddressFamily) -> bool:
+    """Whether ``address`` may be of ``family``: a literal of it, or a host name."""
+    from mptcplab.backends.perf.sockets import ip_version
+
+    version = ip_version(address)
+    return version is None or version == (6 if family == socket.AF_INET6 else 4)
+
+
+def _check_family(address: str, family: socket.AddressFamily | None, option: str) -> None:
+    """Refuse an address literal of the other family than -4/-6 asks: TCP from it would fail
+    on every transfer."""
+    if family is not None and not _of_family(address, family):
+        wanted = 6 if family == socket.AF_INET6 else 4
+        raise UserError(
+            f"{address!r} is not an IPv{wanted} address, and -{wanted} asks for IPv{wanted}",
+            field=option,
+        )
+
+
 def _fail(message: str) -> None:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     sys.exit(1)
@@ -128,18 +165,7 @@ def server_command(
     console = command_console()
 
     def show(peer: tuple, answer: dict[str, Any]) -> None:
-        if "error" in answer:
-            console.print(f"[red]{peer[0]}: {answer['error']}[/red]", highlight=False)
-            return
-        kind = "MPTCP" if answer["server_mptcp"] else "TCP"
-        subflows = answer["server_subflows"]
-        console.print(
-            f"{peer[0]}  {kind}"
-            + (f" ({subflows} subflows)" if subflows else "")
-            + f"  {answer['bytes_received']:,} bytes in {answer['receive_s']:.2f} s"
-            + f"  {answer['goodput_mbps']:.3f} Mbit/s",
-            highlight=False,
-        )
+        console.print(transfer_line(peer, answer), highlight=False)
 
     try:
         server = PerfServer(bind, port, rcvbuf_bytes=rcvbuf, on_transfer=show)
@@ -311,20 +337,34 @@ def gain_command(
         layout = load_mesh(mesh)
         me = this_host(layout, host)
         destinations, source, label = layout.destinations_from(me), me.addresses, me.name
+        if family is not None:
+            # -4/-6 takes the mesh's addresses of that family (a host name may have either).
+            destinations = [a for a in destinations if _of_family(a, family)]
+            source = [a for a in source if _of_family(a, family)]
+            if not destinations:
+                version = 6 if family == socket.AF_INET6 else 4
+                raise UserError(f"--mesh {mesh}: no IPv{version} address of another host")
     elif host is not None:
         raise UserError("--host names this host in a --mesh file; give --mesh too")
     if not destinations:
         raise UserError("give the destinations (perf servers), or a --mesh file")
     # What would fail every transfer alike is refused before the first one.
     for address in source or []:
-        _check_local(address, "--source" if mesh is None else f"--mesh {mesh}: host {label}")
+        where = "--source" if mesh is None else f"--mesh {mesh}: host {label}"
+        _check_local(address, where)
+        _check_family(address, family, where)
     for destination in destinations:
         try:
-            resolve(destination, port, None)
+            resolve(destination, port, family)
         except PerfError as exc:
             raise UserError(f"destination {exc}") from None
     _check_cc(cc)
     records = gain.read_records(out, appending=True)
+    gain.check_resumable(
+        records,
+        gain.requested(duration_s=duration, family=family, congestion=cc, sndbuf_bytes=sndbuf),
+        out,
+    )
     todo = gain.remaining(gain.plan(destinations, source or [], runs), records)
     console = command_console()
     if not todo:

@@ -6,13 +6,16 @@ network over the campaign touches both alike.
 Every finished transfer is appended at once to a JSON-lines file, so a killed series resumes
 where it stopped: a transfer already recorded (same destination, source and transport, up to
 ``runs`` of them) is not made again. A transfer that fails is recorded with its error and
-counts as made: a rerun does not hide a path that keeps failing.
+counts as made: a rerun does not hide a path that keeps failing. Each record keeps the settings
+its series asked for (``requested``); a series resumes only a file of its own settings, so that
+the matrix never averages transfers of two congestion controls or durations.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import math
 import socket
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -101,8 +104,34 @@ def read_records(path: Path, *, appending: bool = False) -> list[dict[str, Any]]
             raise UserError(f"not a JSON record{cut}", file=str(path), line=number) from None
         if not isinstance(record, dict) or "transport" not in record:
             raise UserError("not a mptcplab perf record", file=str(path), line=number)
+        problem = _record_problem(record)
+        if problem is not None:
+            raise UserError(f"not a mptcplab perf record: {problem}", file=str(path), line=number)
         records.append(record)
     return records
+
+
+_TEXT_FIELDS = ("host", "bind", "source", "server", "destination", "error")
+
+
+def _record_problem(record: dict[str, Any]) -> str | None:
+    """What in a record the matrix could not read, or None."""
+    if record["transport"] not in ("tcp", "mptcp"):
+        return f'transport: expected "tcp" or "mptcp", got {json.dumps(record["transport"])}'
+    family = record.get("family", 4)
+    if family not in (4, 6) or isinstance(family, bool):
+        return f"family: expected 4 or 6, got {json.dumps(family)}"
+    for name in _TEXT_FIELDS:
+        if name in record and not isinstance(record[name], str):
+            return f"{name}: expected text, got {json.dumps(record[name])}"
+    if "mptcp" in record and not isinstance(record["mptcp"], bool):
+        return f"mptcp: expected true or false, got {json.dumps(record['mptcp'])}"
+    if "goodput_mbps" in record:
+        goodput = record["goodput_mbps"]
+        number = isinstance(goodput, int | float) and not isinstance(goodput, bool)
+        if not number or not math.isfinite(goodput) or goodput < 0:
+            return f"goodput_mbps: expected a finite number >= 0, got {json.dumps(goodput)}"
+    return None
 
 
 def _record_key(record: dict[str, Any]) -> tuple[str, str, str]:
@@ -121,6 +150,59 @@ def remaining(todo: Sequence[Transfer], done: Sequence[dict[str, Any]]) -> list[
     return out
 
 
+#: A setting of ``requested`` and the option of ``mptcplab perf gain`` that sets it.
+SETTING_OPTIONS = {
+    "duration_s": "--duration",
+    "family": "-4/-6",
+    "congestion": "--cc",
+    "sndbuf_bytes": "--sndbuf",
+}
+
+
+def requested(
+    *,
+    duration_s: float,
+    family: socket.AddressFamily | None,
+    congestion: str | None,
+    sndbuf_bytes: int | None,
+) -> dict[str, Any]:
+    """The settings a series asks of its transfers, as its records keep them (None: the
+    host's default)."""
+    return {
+        "duration_s": duration_s,
+        "family": None if family is None else 6 if family == socket.AF_INET6 else 4,
+        "congestion": congestion,
+        "sndbuf_bytes": sndbuf_bytes,
+    }
+
+
+def check_resumable(records: Sequence[dict[str, Any]], wanted: dict[str, Any], path: Path) -> None:
+    """Refuse to add transfers of settings ``wanted`` to records made with others: the
+    matrix's means would mix them, and the transfers recorded would count as made."""
+    for record in records:
+        theirs = record.get("requested")
+        if theirs == wanted:
+            continue
+        if not isinstance(theirs, dict):
+            why = "a record without the settings it was made with"
+        else:
+            why = "transfers made with " + ", ".join(
+                f"{option} {_setting_text(theirs.get(key))} (asked now: "
+                f"{_setting_text(wanted[key])})"
+                for key, option in SETTING_OPTIONS.items()
+                if theirs.get(key) != wanted[key]
+            )
+        raise UserError(
+            f"holds {why}; a series resumes only with the settings it began with: give "
+            "those, or another --out",
+            file=str(path),
+        )
+
+
+def _setting_text(value: Any) -> str:
+    return "default" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def run_series(
     todo: Sequence[Transfer],
     out: Path,
@@ -135,6 +217,9 @@ def run_series(
     """Make each transfer of ``todo`` in order, appending its record to ``out``; ``host``
     names this host in the records (default: its host name)."""
     make_folder(out, "the perf records")
+    settings = requested(
+        duration_s=duration_s, family=family, congestion=congestion, sndbuf_bytes=sndbuf_bytes
+    )
     for t in todo:
         try:
             record = client.transfer(
@@ -160,6 +245,7 @@ def run_series(
                 "family": _family_number(family, t),
                 "error": str(exc),
             }
+        record["requested"] = settings
         if host is not None:
             record["host"] = host
         with writing(out, "the perf records"), out.open("a") as f:

@@ -123,12 +123,16 @@ def serve_connection(conn: socket.socket, clock_id: str | None = None) -> dict[s
 
 
 def _drain(conn: socket.socket) -> None:
-    """Discard what the client still sends until it aborts or closes (after our answer)."""
+    """Discard what the client still sends until it aborts or closes (after our answer), for
+    ``DRAIN_TIMEOUT_S`` at most in all: a sender that never stops (not a perf client) does
+    not keep the connection and its thread."""
     buffer = bytearray(READ_CHUNK)
-    conn.settimeout(DRAIN_TIMEOUT_S)
+    deadline = time.monotonic() + DRAIN_TIMEOUT_S
     with contextlib.suppress(OSError):
-        while conn.recv_into(buffer):
-            pass
+        while (left := deadline - time.monotonic()) > 0:
+            conn.settimeout(left)
+            if not conn.recv_into(buffer):
+                return
 
 
 class PerfServer:

@@ -88,11 +88,22 @@ def _not_available(name: str, what: str = "") -> PerfError:
     )
 
 
+def _refused(name: str, exc: Exception, what: str = "") -> PerfError:
+    """Why the kernel refused congestion control ``name``: loaded but not among those a
+    process without CAP_NET_ADMIN may choose (EPERM), or not there at all."""
+    if isinstance(exc, PermissionError):
+        return PerfError(
+            f"{what}{name!r} is loaded but not allowed for this process: a process without "
+            "CAP_NET_ADMIN may choose only those of net.ipv4.tcp_allowed_congestion_control"
+        )
+    return _not_available(name, what)
+
+
 def set_congestion(sock: socket.socket, name: str) -> None:
     try:
         sock.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, name.encode())
-    except (OSError, ValueError):  # ValueError: a NUL in the name
-        raise _not_available(name, "congestion control ") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        raise _refused(name, exc, "congestion control ") from None
 
 
 def check_congestion(name: str) -> None:
@@ -104,8 +115,8 @@ def check_congestion(name: str) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         try:
             probe.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, name.encode())
-        except (OSError, ValueError):
-            raise _not_available(name) from None
+        except (OSError, ValueError) as exc:
+            raise _refused(name, exc) from None
         # The kernel cuts a long name to the length it keeps.
         if congestion(probe) != name:
             raise _not_available(name)
@@ -154,19 +165,28 @@ def resolve(
     """The first address of ``host`` (of ``family`` when given) to connect to."""
     try:
         found = socket.getaddrinfo(host, port, family or 0, socket.SOCK_STREAM)
-    except socket.gaierror as exc:
+    except (socket.gaierror, UnicodeError) as exc:
         kind = {socket.AF_INET: "IPv4 ", socket.AF_INET6: "IPv6 "}.get(family or 0, "")
-        raise PerfError(f"{host}: no {kind}address ({exc.strerror})") from None
+        raise PerfError(f"{host}: no {kind}address ({_lookup_failure(exc)})") from None
     af, _, _, _, address = found[0]
     return socket.AddressFamily(af), address
+
+
+def _lookup_failure(exc: socket.gaierror | UnicodeError) -> str:
+    # A name with an empty or over-long label fails in its IDNA encoding, before the lookup.
+    if isinstance(exc, UnicodeError):
+        return "not a valid host name: a label is empty or longer than 63 characters"
+    return str(exc.strerror)
 
 
 def check_local_address(address: str) -> None:
     """Raise :class:`PerfError` unless a socket of this host can be bound to ``address``."""
     try:
         infos = socket.getaddrinfo(address, 0, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise PerfError(f"{address!r} is not an address of this host ({exc.strerror})") from None
+    except (socket.gaierror, UnicodeError) as exc:
+        raise PerfError(
+            f"{address!r} is not an address of this host ({_lookup_failure(exc)})"
+        ) from None
     af, _, _, _, where = infos[0]
     with socket.socket(af, socket.SOCK_STREAM) as probe:
         try:

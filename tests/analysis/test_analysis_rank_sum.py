@@ -227,3 +227,20 @@ def test_replications_a_deterministic_scenario_repeats_are_one_observation() -> 
     assert runs.groupby("cc")["m"].nunique().tolist() == [5, 5]
     row = compare_variants(medians, "m", runs=runs).iloc[0]
     assert row["basis"] == "5 + 5 runs" and 0 < row["p_value"] <= 1
+
+
+def test_one_run_a_side_is_too_few_not_all_alike() -> None:
+    """A single replication shows nothing of whether the scenario is random: two variants of
+    one run each have too few runs, however their values compare; two equal runs each are
+    the least that shows the seeds changed nothing."""
+    runs, medians = _frames([(0, "lia", 0, 1.0), (0, "olia", 0, 2.0)])
+    row = compare_variants(medians, "m", runs=runs).iloc[0]
+    assert row["basis"] == "1 + 1 runs" and row["verdict"] == "too few runs"
+    runs, medians = _frames(
+        [(0, "lia", r, 1.0) for r in range(2)] + [(0, "olia", r, 2.0) for r in range(2)]
+    )
+    row = compare_variants(medians, "m", runs=runs).iloc[0]
+    assert (
+        row["basis"] == "2 + 2 runs, all alike"
+        and row["verdict"] == "olia higher, exactly (all alike)"
+    )

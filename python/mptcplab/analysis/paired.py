@@ -25,8 +25,8 @@ qualitative) have nothing to pair. Given the runs, their replications at that po
 compared as two independent samples (:mod:`mptcplab.analysis.rank_sum`: the rank-sum test, the
 Hodges–Lehmann shift and its interval; ``basis`` says which). Replications of the two variants
 share seeds; when that makes them alike, the rank-sum test only becomes more cautious. When
-every replication of each variant gave the same value (a deterministic scenario: no random
-loss, RED or jitter draws anything that matters there), they are one observation each, not
+every replication of each variant, two or more, gave the same value (a deterministic scenario:
+no random loss, RED or jitter draws anything that matters there), they are one observation each, not
 independent samples, and a rank-sum test over them would find significance in copies: the
 difference is then exact, with no test (``basis`` ends in "all alike").
 """
@@ -259,7 +259,8 @@ def _compare_replications(
     """The pair's one point compared over its replications; as it was when either has none."""
     if a.size == 0 or b.size == 0:
         return paired
-    if np.unique(a).size == 1 and np.unique(b).size == 1:
+    # Two runs or more each: a single run shows nothing of whether the scenario is random.
+    if min(a.size, b.size) >= 2 and np.unique(a).size == 1 and np.unique(b).size == 1:
         shift = float(differences(b[:1], a[:1])[0])
         return paired | {
             "basis": f"{a.size} + {b.size} runs, {ALIKE}",

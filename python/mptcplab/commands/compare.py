@@ -64,7 +64,8 @@ def compare_command(
     Benjamini–Hochberg over the metric's comparisons. Two variants that share a single point
     (a reproduction's settings) are compared over their replications there instead: the
     rank-sum test and the Hodges–Lehmann shift (`over` counts runs, not points); when every
-    replication of both gave one value ("all alike"), the difference is exact and untested.
+    replication of both, two or more each, gave one value ("all alike"), the difference is
+    exact and untested.
     """
     from mptcplab.analysis.metrics import all_metric_names, is_metric_name
     from mptcplab.analysis.report import variant_comparisons

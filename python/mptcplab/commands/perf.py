@@ -208,9 +208,10 @@ def client_command(
 ) -> None:
     """Send to a perf server for --duration seconds and print the receiver's goodput.
 
-    With --blocks, each block's latency from the send call that took its first byte to its
-    complete read at the server (the two hosts' clocks matched at the start, to within half the
-    shortest of eight round trips; exactly when both ends run on one host)."""
+    With --blocks, each block's latency from the send call that wrote the previous block's last
+    byte (as the simulator stamps it) to its complete read at the server (the two hosts' clocks
+    matched at the start, to within half the shortest of eight round trips; exactly when both
+    ends run on one host)."""
     from mptcplab.backends.perf.client import transfer
     from mptcplab.backends.perf.sockets import PerfError
 

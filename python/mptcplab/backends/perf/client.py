@@ -7,7 +7,8 @@ buffer would otherwise keep delivering into the next transfer for as long as it 
 
 With ``block_bytes`` the data is a stream of blocks written back to back, as the simulator's
 ``blocks`` application writes them (NSDI 2012 §5): a block's latency runs from the send call
-that took its first byte to the read that completed it at the server, the server's time
+that wrote the previous block's last byte (the simulator's stamp: the wait for room in the
+send buffer counts) to the read that completed it at the server, the server's time
 brought to this host's clock with the offset taken at the start (see :mod:`.wire`).
 """
 

@@ -455,7 +455,9 @@ class FlowSpec(_Model):
     protocol: Protocol
     """``tcp`` (exactly one path) or ``mptcp`` (one subflow per path)."""
     cc: CcKind | None = None
-    """Congestion control. Default ``reno`` for TCP, ``lia`` for MPTCP."""
+    """Congestion control. Default ``reno`` for TCP, ``lia`` for MPTCP. The coupled ones
+    (``lia``, ``olia``, ``balia``) couple the subflows of one connection: with a single path,
+    as on a TCP flow, each is Reno (RFC 6356 §3, OLIA's α and BALIA's α are then 0 and 1)."""
     scheduler: SchedulerKind = "minrtt"
     """MPTCP packet scheduler. Default ``minrtt``."""
     paths: Annotated[list[Path], Strict(False)]

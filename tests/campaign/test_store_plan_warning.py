@@ -71,3 +71,15 @@ def test_status_of_a_store_run_with_set_says_whose_plan_it_counts(
     assert f"the store's own: mptcplab status {store.relative_to(tmp_path)}" in err
     code, _, err = cli("status", str(path), "--set", "design.points=2")
     assert code == 0 and "warning" not in err
+
+
+def test_a_set_given_to_a_store_run_without_any_names_no_other_version(
+    ran_campaign, cli, tmp_path: Path
+) -> None:
+    """The store was run from the file as it is; only this command's --set differs. Calling
+    that a different version of the file sent its user looking for an edit never made."""
+    path, _ = ran_campaign(SMALL, "small")
+    code, _, err = cli("status", str(path), "--set", "design.points=2")
+    assert code == 0, err
+    assert "last planned without --set options;" in err
+    assert "different version" not in err

@@ -65,11 +65,13 @@ def warn_other_plan(target: Path, last_text: str, *, store: Path | None = None) 
         f"--set {o.dotted}={json.dumps(o.value, ensure_ascii=False)}" for o in changes
     )
     try:
-        only_options = bool(changes) and load(target, changes).stored_text == last_text
+        # The file as it reads now, with the last run's options (or none): then only this
+        # command's --set options differ from that run's.
+        only_options = load(target, changes).stored_text == last_text
     except UserError:  # those options no longer apply to the file as it is
         only_options = False
     if only_options:
-        how = f"with {options}"
+        how = f"with {options}" if changes else "without --set options"
     else:
         how = "from a different version of the campaign file (or of its scenario file)"
         if changes:

@@ -3,7 +3,9 @@ classes of spec §5.3, address families apart."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -106,3 +108,26 @@ def test_the_heat_grid_puts_sources_down_and_destinations_across() -> None:
 
 def test_no_records_give_an_empty_matrix() -> None:
     assert gain_matrix([]).empty
+
+
+def test_matrix_warns_when_its_records_mix_settings(tmp_path: Path) -> None:
+    """Hosts of one measurement that ran different durations or congestion controls: the
+    means of a relation would mix them, so the matrix says so (and nothing when they agree)."""
+    from perf_cli import mptcplab
+
+    def line(transport: str, cc: str) -> str:
+        asked = {"duration_s": 30.0, "family": None, "congestion": cc, "sndbuf_bytes": 16777216}
+        return json.dumps(
+            {"host": "h", "family": 4, "transport": transport, "bind": "a", "source": "a",
+             "server": "d", "goodput_mbps": 10.0, "requested": asked}
+        )  # fmt: skip
+
+    one, other = tmp_path / "one.jsonl", tmp_path / "other.jsonl"
+    one.write_text(line("tcp", "reno") + "\n" + line("mptcp", "reno") + "\n")
+    other.write_text(line("tcp", "cubic") + "\n")
+    out = mptcplab("matrix", str(one))
+    assert out.returncode == 0 and "warning" not in out.stderr
+    out = mptcplab("matrix", str(one), str(other))
+    assert out.returncode == 0, out.stderr
+    assert "warning: the records were made with different settings" in out.stderr
+    assert "--cc reno" in out.stderr and "--cc cubic" in out.stderr

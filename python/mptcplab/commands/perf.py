@@ -477,6 +477,15 @@ def matrix_command(
         records += read_records(f)
     if not records:
         raise UserError("no perf records in " + ", ".join(map(str, files)))
+    from mptcplab.backends.perf.gain import settings_in
+
+    if len(settings := settings_in(records)) > 1:
+        typer.secho(
+            "warning: the records were made with different settings, and the matrix's means "
+            "mix them: " + "; ".join(settings),
+            fg=typer.colors.YELLOW,
+            err=True,
+        )
     matrix = print_matrix(records, command_console())
     import numpy as np  # here: every command line pays for what cli imports
 

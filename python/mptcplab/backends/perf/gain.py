@@ -199,6 +199,24 @@ def check_resumable(records: Sequence[dict[str, Any]], wanted: dict[str, Any], p
         )
 
 
+def settings_in(records: Sequence[dict[str, Any]]) -> list[str]:
+    """The distinct settings the records were made with, each in words (a record of an
+    older mptcplab that kept none: "not recorded")."""
+    found: dict[str, None] = {}
+    for record in records:
+        theirs = record.get("requested")
+        if not isinstance(theirs, dict):
+            found.setdefault("not recorded")
+            continue
+        found.setdefault(
+            ", ".join(
+                f"{option} {_setting_text(theirs.get(key))}"
+                for key, option in SETTING_OPTIONS.items()
+            )
+        )
+    return list(found)
+
+
 def _setting_text(value: Any) -> str:
     return "default" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 

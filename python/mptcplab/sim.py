@@ -24,6 +24,7 @@ from mptcplab.results import Report
 from mptcplab.scenario.load import (
     field_line,
     parse_document,
+    recheck,
     resolve_scenario,
     scenario_from_data,
     with_overrides,
@@ -69,9 +70,15 @@ def version() -> str:
     return str(_native().__version__)
 
 
-def _rust_error(exc: Exception, *, file: str | None, text: str | None, syntax: str) -> UserError:
+def _rust_error(
+    exc: Exception, *, model: Scenario, file: str | None, text: str | None, syntax: str
+) -> UserError:
     field = str(getattr(exc, "field", "") or "")
     detail = str(getattr(exc, "detail", "") or exc)
+    if not field and (named := recheck(model)) is not None:
+        # The simulator's reader names no field for a value of the wrong type, which only a
+        # model changed by assignment after its validation can hold: the model names it.
+        return named
     if not field:
         # serde's position refers to the JSON generated here, not to the user's file.
         detail = re.sub(r" at line \d+ column \d+$", "", detail)
@@ -95,7 +102,7 @@ def _simulate(
     try:
         out = native.run(scenario.to_json(), progress)
     except native.ScenarioError as exc:
-        raise _rust_error(exc, file=file, text=text, syntax=syntax) from None
+        raise _rust_error(exc, model=scenario, file=file, text=text, syntax=syntax) from None
     return json.loads(out)
 
 
@@ -133,7 +140,7 @@ def validate(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Sc
     try:
         native.validate(model.to_json())
     except native.ScenarioError as exc:
-        raise _rust_error(exc, file=file, text=text, syntax=syntax) from None
+        raise _rust_error(exc, model=model, file=file, text=text, syntax=syntax) from None
     return model
 
 

@@ -194,6 +194,44 @@ def test_overrides_of_a_scenario_built_in_python() -> None:
     assert given == written
 
 
+def test_a_model_changed_in_place_keeps_its_changes_under_overrides() -> None:
+    """A default list or table changed in place is not marked as set: the overrides rebuilt
+    the model without it, and traced nothing, or ran another initial window."""
+    built = templates.two_path(duration_s=2)
+    built.trace.append("cwnd")
+    built.flows[0].tcp.initial_window = 2
+    given = sim.run(built, seed=5).to_dict()
+    written = sim.run({**built.to_dict(), "seed": 5}).to_dict()
+    for report in (given, written):
+        report.pop("wall_s")
+    assert given["traces"] is not None
+    assert given["scenario"]["flows"][0]["tcp"]["initial_window"] == 2
+    assert given == written
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        (("duration_s",), "abc", "duration_s"),
+        (("seed",), 2**64, "seed"),
+        (("links", 0, "id"), 5, "links[0].id"),
+        (("flows", 0, "count"), -1, "flows[0].count"),
+    ],
+)
+def test_a_model_assigned_a_wrong_value_is_refused_naming_the_field(path, value, field) -> None:
+    """A model is not validated again on assignment; the simulator's reader, given a value of
+    the wrong type, names no field."""
+    for check in (sim.run, sim.validate):
+        built = templates.two_path(duration_s=2)
+        target = built
+        for step in path[:-1]:
+            target = target[step] if isinstance(step, int) else getattr(target, step)
+        setattr(target, path[-1], value)
+        with pytest.raises(UserError) as info:
+            check(built)
+        assert info.value.field == field, info.value
+
+
 @pytest.mark.parametrize(
     ("override", "field", "detail"),
     [

@@ -217,6 +217,43 @@ def field_line(field: str, text: str | None, syntax: str) -> int | None:
     return line_of(text, loc) if syntax == "toml" else json_line_of(text, loc)
 
 
+def _merged(written: Any, changed: Any) -> Any:
+    """Two dumps of one model's current values, each leaving out other fields: every key of
+    either, lists element by element."""
+    if isinstance(written, dict) and isinstance(changed, dict):
+        return {
+            key: _merged(written[key], changed[key])
+            if key in written and key in changed
+            else written.get(key, changed.get(key))
+            for key in {**written, **changed}
+        }
+    if isinstance(written, list) and isinstance(changed, list) and len(written) == len(changed):
+        return [_merged(a, b) for a, b in zip(written, changed, strict=True)]
+    return written
+
+
+def set_fields(model: Scenario) -> dict[str, Any]:
+    """``model``'s fields that were given (a file's, or set by assignment) or differ from
+    their defaults, as plain data. A default list or table changed in place (``trace.append``,
+    ``flows[0].tcp.initial_window = 2``) is not marked as set, and left out by
+    ``exclude_unset`` alone; a value given equal to its default is left out by
+    ``exclude_defaults`` alone."""
+    # warnings=False: a value assigned with the wrong type is for the validation to name.
+    written = model.model_dump(mode="json", exclude_unset=True, warnings=False)
+    changed = model.model_dump(mode="json", exclude_defaults=True, warnings=False)
+    return _merged(written, changed)  # type: ignore[no-any-return]
+
+
+def recheck(model: Scenario) -> UserError | None:
+    """The model's own refusal of ``model`` as it is now, naming the field, or None: a model
+    changed by assignment after it was made is not validated again until here."""
+    try:
+        Scenario.model_validate(set_fields(model))
+    except ValidationError as exc:
+        return validation_error(exc, syntax="json")
+    return None
+
+
 def with_overrides(
     model: Scenario,
     *,
@@ -253,7 +290,7 @@ def with_overrides(
         return model
     # Only what the file set, so that the model still tells a file's value from a default
     # (the emulator refuses a setting the kernel lacks but notes a default it does not model).
-    return scenario_from_data({**model.model_dump(mode="json", exclude_unset=True), **changes})
+    return scenario_from_data({**set_fields(model), **changes})
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

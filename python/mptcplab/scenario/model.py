@@ -760,7 +760,9 @@ class Scenario(_Model):
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, ``None`` fields left out so the simulator applies its own defaults."""
-        return self.model_dump(mode="json", exclude_none=True)
+        # warnings=False: a value assigned with the wrong type after validation is named by
+        # the simulator's refusal (mptcplab.sim), not by a serialiser warning before it.
+        return self.model_dump(mode="json", exclude_none=True, warnings=False)
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The JSON document the simulator (``mptcplab._mpsim``) and the emulator read."""

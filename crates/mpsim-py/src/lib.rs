@@ -1,10 +1,12 @@
 //! The one place where Rust meets Python (STYLE.md, polars): `run(scenario_json) -> report_json`.
-//! Rust errors become Python exceptions here and nowhere else. The simulation runs with the GIL
-//! released, so a thread pool can run several at once.
+//! Rust errors become Python exceptions here and nowhere else. The simulation and the writing of
+//! its report run with the GIL released, so a thread pool can run several at once.
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mpsim::time::SimTime;
@@ -30,58 +32,86 @@ fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<mpsim::Scenario> {
     })
 }
 
-/// How finely a run with a progress callback is sliced, in parts of its simulated duration.
-const PROGRESS_SLICES: u64 = 1000;
-/// The least wall time between two progress calls, so that a short run costs no Python calls.
-const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+/// How finely a run is sliced, in parts of its simulated duration: between slices the run
+/// hears of Ctrl-C and calls its progress callback. Slicing does not change the report.
+const SLICES: u64 = 1000;
+/// The least wall time between two visits to Python, so that a short run costs no Python calls.
+const PYTHON_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Run a scenario given as JSON text; return the report as JSON text. `wall_s`, the only
-/// non-deterministic field, is measured here, outside the simulator core.
+/// Set by an `atexit` hook once the interpreter has begun to exit.
+static INTERPRETER_EXITING: AtomicBool = AtomicBool::new(false);
+
+#[pyfunction]
+fn mark_interpreter_exiting() {
+    INTERPRETER_EXITING.store(true, Ordering::SeqCst);
+}
+
+/// A thread still simulating when the interpreter exits (a daemon thread) must not take the GIL
+/// again: CPython ends such a thread with `pthread_exit`, whose forced unwinding through these
+/// frames aborts the whole process. It waits here instead, until the process ends.
+fn wait_if_interpreter_exiting() {
+    while INTERPRETER_EXITING.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
+}
+
+/// The report with the run's wall time, the only non-deterministic field, measured here
+/// outside the simulator core.
+#[derive(Serialize)]
+struct TimedReport<'a> {
+    #[serde(flatten)]
+    report: &'a mpsim::Report,
+    wall_s: f64,
+}
+
+/// Run a scenario given as JSON text; return the report as JSON text, built without the GIL
+/// (a large trace takes a while to write).
 ///
-/// `progress`, when given, is called as `progress(simulated_s, duration_s, events)` at most
-/// every 100 ms of wall time and once at the end; an exception it raises stops the run and is
-/// raised from here. Slicing the run for it does not change the report.
+/// The run stops with `KeyboardInterrupt` at the first slice after a Ctrl-C. `progress`, when
+/// given, is called as `progress(simulated_s, duration_s, events)` at most every 100 ms of wall
+/// time and once at the end; an exception it raises stops the run and is raised from here.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, progress=None))]
 fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyResult<String> {
     let scenario = parse(py, scenario_json)?;
-    let (report, wall_s) = py.allow_threads(|| -> PyResult<_> {
+    py.allow_threads(|| -> PyResult<String> {
         let started = Instant::now();
-        let report = match progress {
-            None => mpsim::sim::run(&scenario),
-            Some(callback) => run_reporting(&scenario, &callback)?,
-        };
-        Ok((report, started.elapsed().as_secs_f64()))
-    })?;
-    let mut value = serde_json::to_value(&report)
+        let report = run_sliced(&scenario, progress.as_ref())?;
+        let wall_s = started.elapsed().as_secs_f64();
+        let text = serde_json::to_string(&TimedReport {
+            report: &report,
+            wall_s,
+        })
         .map_err(|e| PyException::new_err(format!("report serialisation failed: {e}")))?;
-    value["wall_s"] = serde_json::json!(wall_s);
-    Ok(value.to_string())
+        wait_if_interpreter_exiting();
+        Ok(text)
+    })
 }
 
-/// Run in slices of simulated time, calling `callback` between them (with the GIL, which the
-/// simulation itself does not hold).
-fn run_reporting(scenario: &mpsim::Scenario, callback: &PyObject) -> PyResult<mpsim::Report> {
+/// Run in slices of simulated time, visiting Python between them (with the GIL, which the
+/// simulation itself does not hold) for pending signals and the progress callback.
+fn run_sliced(scenario: &mpsim::Scenario, callback: Option<&PyObject>) -> PyResult<mpsim::Report> {
     let mut sim = mpsim::sim::Simulator::new(scenario);
     let end = sim.end();
-    let report = |sim: &mpsim::sim::Simulator<'_>, at: SimTime| {
-        Python::with_gil(|py| {
-            callback
-                .call1(
-                    py,
-                    (at.as_secs_f64(), end.as_secs_f64(), sim.events_processed()),
-                )
-                .map(|_| ())
-        })
-    };
-    let mut last_call = Instant::now();
-    for slice in 1..=PROGRESS_SLICES {
+    let mut last_visit = Instant::now();
+    for slice in 1..=SLICES {
         // u128: a duration of days in nanoseconds times the slice count overflows u64.
-        let at = SimTime((end.0 as u128 * slice as u128 / PROGRESS_SLICES as u128) as u64);
+        let at = SimTime((end.0 as u128 * slice as u128 / SLICES as u128) as u64);
         sim.run_until(at);
-        if last_call.elapsed() >= PROGRESS_INTERVAL || slice == PROGRESS_SLICES {
-            report(&sim, at)?;
-            last_call = Instant::now();
+        let last = slice == SLICES;
+        if last_visit.elapsed() >= PYTHON_INTERVAL || (last && callback.is_some()) {
+            wait_if_interpreter_exiting();
+            Python::with_gil(|py| -> PyResult<()> {
+                py.check_signals()?;
+                if let Some(callback) = callback {
+                    let args = (at.as_secs_f64(), end.as_secs_f64(), sim.events_processed());
+                    callback.call1(py, args)?;
+                    // A callable that runs no Python bytecode (a builtin) checks for none.
+                    py.check_signals()?;
+                }
+                Ok(())
+            })?;
+            last_visit = Instant::now();
         }
     }
     Ok(sim.run())
@@ -97,6 +127,10 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
 fn _mpsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    let exiting = wrap_pyfunction!(mark_interpreter_exiting, m)?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (exiting,))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", mpsim::VERSION)?;
     m.add("FORMAT_VERSION", mpsim::report::FORMAT_VERSION)?;

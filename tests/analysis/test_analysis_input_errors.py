@@ -184,7 +184,6 @@ def _with(column: str, values) -> pd.DataFrame:
         (_with("c", [f"l{i % 10}" for i in range(40)]), ["a", "c"], ["v"], r"factors: .*'c'"),
         (_with("a", [math.nan, *[0.5] * 39]), ["a", "b"], ["v"], r"factors: .*'a' has no value"),
         (_with("a", [math.inf, *np.linspace(0, 1, 39)]), ["a", "b"], ["v"], r"factors: .*'a'"),
-        (_with("m", [math.inf, *np.linspace(0, 1, 39)]), ["a", "b", "c"], ["v"], r"metric: .*'m'"),
         (_grid_medians(), ["a", "b"], ["v", "w"], r"variants: unknown variant 'w'"),
     ],
 )

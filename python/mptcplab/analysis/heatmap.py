@@ -90,7 +90,10 @@ def heat_grid(
     grid).
 
     ``factors`` are quantitative: columns of finite numbers. Points without a value of the
-    metric (NaN) are left out; infinite values are refused. None when fewer than two of
+    metric (NaN) are left out. An infinite value (a time that ran past its run, a log gain of a
+    run that delivered nothing) counts in its cell's median, as the tables count it, and a
+    cell whose median it makes infinite holds ±inf; the choice of the pair weighs the finite
+    values only (a variance needs magnitudes). None when fewer than two of
     ``factors`` vary over the points that have a value, or, with three factors or more, when
     no pair's cells tell anything apart: the metric does not vary within any variant, or the
     cells hold one point each (nothing to compare pairs by)."""
@@ -99,7 +102,7 @@ def heat_grid(
     require_columns(medians.columns, [metric], "metric", "medians")
     require_columns(medians.columns, ["variant"], "medians", "medians")
     require_columns(medians.columns, factors, "factors", "medians")
-    finite_numbers(medians[metric], "metric")
+    finite_numbers(medians[metric], "metric", unfinished=True, stalled=True)
     unknown_names(variants, medians["variant"], "variants", "variant")
     frame = medians.dropna(subset=[metric])
     for factor in factors:
@@ -120,10 +123,11 @@ def heat_grid(
     for factor in factors:
         cells[factor], labels[factor] = _cells(frame[factor], bins, per_variant)
     scored = frame[["variant", metric]].assign(**{f"_cell_{f}": cells[f] for f in factors})
+    finite = scored[np.isfinite(scored[metric])]
     pairs = list(itertools.combinations(factors, 2))
     best: tuple[float, str, str] | None = None
     for x, y in pairs:
-        explained = _adjusted_eta_squared(scored, metric, [f"_cell_{x}", f"_cell_{y}"])
+        explained = _adjusted_eta_squared(finite, metric, [f"_cell_{x}", f"_cell_{y}"])
         if len(pairs) == 1 or (math.isfinite(explained) and (best is None or explained > best[0])):
             best = (explained, x, y)
     if best is None:

@@ -200,7 +200,10 @@ def compare_variants(
             compared | {"factor": pair.factor, "a": pair.a, "b": pair.b, "with": pair.with_text}
         )
     if not rows:
-        return pd.DataFrame(columns=COLUMNS)
+        # Which factors there were, so that a caller can tell "none" from "none compared".
+        empty = pd.DataFrame(columns=COLUMNS)
+        empty.attrs["levels"] = list(medians.attrs.get("levels", []))
+        return empty
     out = pd.DataFrame(rows)
     tested = out["p_value"].notna()
     out["p_adjusted"] = np.nan

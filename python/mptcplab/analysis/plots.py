@@ -61,8 +61,14 @@ def to_png(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
+def _text(name: object) -> str:
+    """A name the user gave (variant, level, factor, flow) as matplotlib draws it literally:
+    between two dollar signs it would read mathtext (``$\\frac$`` stops the figure)."""
+    return str(name).replace("$", r"\$")
+
+
 def _label(metric: str, unit: str) -> str:
-    return f"{metric} ({unit})" if unit else metric
+    return _text(f"{metric} ({unit})" if unit else metric)
 
 
 def _style(ax: Axes) -> None:
@@ -89,7 +95,9 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
             # Start at (first value, 0) so that the first step, and a single point, show.
             x = np.concatenate([values[:1], values])
             y = np.arange(0, values.size + 1) / values.size
-            cdf.step(x, y, where="post", color=palette[variant], label=variant, linewidth=1.6)
+            cdf.step(
+                x, y, where="post", color=palette[variant], label=_text(variant), linewidth=1.6
+            )
     if not any(s.size for s in samples):
         raise ValueError(f"medians: no value of {metric!r} in any of the variants {variants}")
     cdf.set_xlabel(_label(metric, unit))
@@ -111,7 +119,7 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
         for patch, i in zip(parts["boxes"], shown, strict=True):
             patch.set_facecolor(palette[variants[i]])
             patch.set_alpha(0.55)
-        box.set_yticks(range(1, len(shown) + 1), [variants[i] for i in shown], fontsize=8)
+        box.set_yticks(range(1, len(shown) + 1), [_text(variants[i]) for i in shown], fontsize=8)
         box.invert_yaxis()
     box.set_xlabel(_label(metric, unit))
     box.set_title("box plot (whiskers 1.5 IQR)", fontsize=10)
@@ -119,24 +127,44 @@ def distribution(medians: pd.DataFrame, metric: str, unit: str, variants: Sequen
     return to_png(fig)
 
 
+def difference_steps(
+    given: Sequence[float] | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The steps of the empirical CDF of per-point differences: x and y for ``step(where=
+    "post")`` and how many differences are infinite, or None without a finite one. Every
+    difference counts among the points, an infinite one off the axis: y starts at the share of
+    −∞ and ends below 1 by that of +∞. NaN (no difference) is left out."""
+    values = np.asarray(given, dtype=float)
+    values = values[~np.isnan(values)]
+    ordered = np.sort(values[np.isfinite(values)])
+    if ordered.size == 0:
+        return None
+    below = int((values == -np.inf).sum())
+    x = np.concatenate([ordered[:1], ordered])
+    y = (below + np.arange(0, ordered.size + 1)) / values.size
+    return x, y, values.size - ordered.size
+
+
 def difference_cdf(differences: Sequence[tuple[str, np.ndarray]], metric: str, unit: str) -> bytes:
     """Empirical CDF of the per-point differences b − a (arrays or lists) of each compared pair
     of levels, with zero marked: where a curve crosses it is the share of points where b is
-    lower. Some pair must have a finite difference."""
+    lower. An infinite difference (one level never finished there) counts among the points
+    (:func:`difference_steps`), and the legend says how many. Some pair must have a finite
+    difference."""
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.subplots()
     drawn = 0
     pairs = listed(differences, "differences", "(label, values)")
     palette = list(colours([str(i) for i in range(len(pairs))]).values())
     for i, (label, given) in enumerate(pairs):
-        values = np.asarray(given, dtype=float)
-        ordered = np.sort(values[np.isfinite(values)])
-        if ordered.size == 0:
+        steps = difference_steps(given)
+        if steps is None:
             continue
         drawn += 1
-        x = np.concatenate([ordered[:1], ordered])
-        y = np.arange(0, ordered.size + 1) / ordered.size
-        ax.step(x, y, where="post", color=palette[i], label=label, linewidth=1.6)
+        x, y, infinite = steps
+        if infinite:
+            label = f"{label} ({infinite} of {x.size - 1 + infinite} infinite)"
+        ax.step(x, y, where="post", color=palette[i], label=_text(label), linewidth=1.6)
     if not drawn:
         raise ValueError("differences: no pair has a finite difference to draw")
     ax.axvline(0.0, color="black", linewidth=0.8)
@@ -180,12 +208,12 @@ def against_factors(
                 s=11,
                 alpha=0.75,
                 color=palette[variant],
-                label=variant,
+                label=_text(variant),
                 linewidths=0,
             )
         if factor in log_factors:
             ax.set_xscale("log")
-        ax.set_xlabel(factor)
+        ax.set_xlabel(_text(factor))
         ax.set_ylabel(_label(metric, unit), fontsize=8)
         _style(ax)
     for ax in axes[len(factors) :]:
@@ -216,13 +244,14 @@ def _cell_text(value: float, span: float) -> str:
 def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
     """One panel per variant on a shared colour scale; each cell shows its median. Values on
     both sides of zero (log gain, aggregation benefit) get a scale centred on zero and
-    symmetric about it, so that a cell's shade says how far it is from zero either way. Variants
-    without a value are left out; some variant must have one."""
-    shown = [v for v, g in grid.values.items() if np.isfinite(g).any()]
+    symmetric about it, so that a cell's shade says how far it is from zero either way. A cell
+    whose median is infinite has no shade: it is written ∞ (or −∞) on the grey of an empty
+    cell. Variants without a value are left out; some variant must have one."""
+    shown = [v for v, g in grid.values.items() if (~np.isnan(g)).any()]
     if not shown:
         raise ValueError(f"grid: no variant has a value of {grid.metric!r} in any cell")
     every = np.concatenate([grid.values[v][np.isfinite(grid.values[v])] for v in shown])
-    low, high = float(every.min()), float(every.max())
+    low, high = (float(every.min()), float(every.max())) if every.size else (0.0, 1.0)
     norm: Normalize
     if low < 0 < high:
         norm = CenteredNorm(vcenter=0.0, halfrange=max(-low, high))
@@ -241,7 +270,10 @@ def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
         values = grid.values[variant]
         mesh = ax.pcolormesh(np.ma.masked_invalid(values), cmap=cmap, norm=norm)
         for (row, col), value in np.ndenumerate(values):
-            if math.isfinite(value):
+            if math.isinf(value):
+                text = "∞" if value > 0 else "−∞"
+                ax.text(col + 0.5, row + 0.5, text, ha="center", va="center", fontsize=8)
+            elif math.isfinite(value):
                 red, green, blue, _ = mesh.cmap(norm(value))
                 dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
                 ax.text(
@@ -253,12 +285,19 @@ def heat_map(grid: HeatGrid, unit: str, higher_is_better: bool | None) -> bytes:
                     fontsize=6.5,
                     color="white" if dark else "black",
                 )
-        ax.set_xticks(np.arange(len(grid.x_labels)) + 0.5, grid.x_labels, rotation=45, ha="right")
-        ax.set_yticks(np.arange(len(grid.y_labels)) + 0.5, grid.y_labels)
+        ax.set_xticks(
+            np.arange(len(grid.x_labels)) + 0.5,
+            [_text(label) for label in grid.x_labels],
+            rotation=45,
+            ha="right",
+        )
+        ax.set_yticks(
+            np.arange(len(grid.y_labels)) + 0.5, [_text(label) for label in grid.y_labels]
+        )
         ax.tick_params(labelsize=7, length=0)
-        ax.set_xlabel(grid.x, fontsize=8)
-        ax.set_ylabel(grid.y, fontsize=8)
-        ax.set_title(variant, fontsize=9)
+        ax.set_xlabel(_text(grid.x), fontsize=8)
+        ax.set_ylabel(_text(grid.y), fontsize=8)
+        ax.set_title(_text(variant), fontsize=9)
         ax.set_facecolor("#e6e6e6")  # cells no point fell into
     for ax in axes[len(shown) :]:
         ax.set_visible(False)
@@ -300,14 +339,14 @@ def latency_cdf(
             x = np.concatenate([ordered[:1], ordered])
             y = np.arange(0, ordered.size + 1) / ordered.size
             line = facets[variant][1]
-            ax.step(x, y, where="post", color=palette[line], label=line, linewidth=1.5)
+            ax.step(x, y, where="post", color=palette[line], label=_text(line), linewidth=1.5)
         if log:
             ax.set_xscale("log")
         ax.set_xlabel("block latency (ms)")
         ax.set_ylabel("fraction of blocks")
         ax.set_ylim(0, 1.02)
         if panel:
-            ax.set_title(panel, fontsize=9)
+            ax.set_title(_text(panel), fontsize=9)
         _style(ax)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
@@ -341,7 +380,7 @@ def window_timeline(traces: WindowTraces, variants: Sequence[str]) -> bytes:
         for variant in variants:
             if variant in traces.series[name]:
                 t, w = traces.series[name][variant]
-                ax.plot(t, w, color=palette[variant], label=variant, linewidth=1.1)
+                ax.plot(t, w, color=palette[variant], label=_text(variant), linewidth=1.1)
         for when, what in traces.events:
             ax.axvline(when, color="#555555", linestyle=":", linewidth=1.0)
             ax.annotate(
@@ -354,7 +393,7 @@ def window_timeline(traces: WindowTraces, variants: Sequence[str]) -> bytes:
                 ha="right",
                 color="#555555",
             )
-        ax.set_title(f"subflow {name}", fontsize=9)
+        ax.set_title(_text(f"subflow {name}"), fontsize=9)
         ax.tick_params(labelbottom=True)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("window (segments)")

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
@@ -308,6 +309,13 @@ def _design_section(store: Store) -> str:
     return _table(table) + note
 
 
+#: Why a campaign with qualitative factors has no comparison of a metric.
+NOTHING_COMPARED = (
+    "no two levels of a qualitative factor have finished runs with a value of it at a common "
+    "point (the runs of the others failed or have none), so nothing is compared"
+)
+
+
 def _metric_section(
     runs: pd.DataFrame,
     medians: pd.DataFrame,
@@ -339,25 +347,32 @@ def _metric_section(
             f'<p class="note">{unfinished} point median{"s are" if unfinished > 1 else " is"} '
             f"infinite: {_esc(info.unfinished)} in half of the point's replications or more. "
             "The tables and comparisons count an infinite median as longer than any finite one, "
-            "as it is; the figures, which need magnitudes, leave it out.</p>"
+            "as it is, and the heat map writes ∞ in a cell it makes infinite; the other "
+            "figures, which need magnitudes, leave it out (the CDF of differences counts it "
+            "among the points, off the axis).</p>"
         )
     stalled = stalled_count(medians[metric])
     if stalled:
         parts.append(
             f'<p class="note">{stalled} point median{"s are" if stalled > 1 else " is"} −∞: '
             f"{_esc(info.stalled)} in half of the point's replications or more. The tables and "
-            "comparisons count such a median as worse than any finite one; the figures, which "
-            "need magnitudes, leave it out.</p>"
+            "comparisons count such a median as worse than any finite one, and the heat map "
+            "writes −∞ in a cell it makes so; the other figures, which need magnitudes, leave "
+            "it out (the CDF of differences counts it among the points, off the axis).</p>"
         )
     # Plots and the heat map draw magnitudes; the tables keep every point.
     drawn = medians[medians[metric].abs() != math.inf]
     parts.append("<h3>Percentiles of the per-point medians, by variant</h3>")
-    parts.append(_table(percentile_table(medians, metric)))
+    # Every variant, those whose runs all failed with 0 points.
+    parts.append(_table(percentile_table(medians, metric, levels=variants)))
     for level in medians.attrs.get("levels", []):
         if medians[level].nunique() > 1 and len(medians.attrs.get("levels", [])) > 1:
             parts.append(f"<h3>… by {_esc(level)}</h3>")
-            parts.append(_table(percentile_table(medians, metric, by=level)))
+            every_level = list(dict.fromkeys(runs[level]))
+            parts.append(_table(percentile_table(medians, metric, by=level, levels=every_level)))
     compared = compare_variants(medians, metric, higher_is_better=info.higher_is_better, runs=runs)
+    if compared.empty and compared.attrs.get("levels"):
+        parts.append(f'<p class="note">{_esc(NOTHING_COMPARED)}.</p>')
     if not compared.empty:
         parts.append("<h3>Variants compared point by point</h3>")
         parts.append(
@@ -388,7 +403,8 @@ def _metric_section(
         differences = [
             (label, d) for label, d in paired_differences(medians, metric) if d.size >= _MIN_PAIRED
         ]
-        if differences:
+        # A pair whose every difference is infinite (a level that never finished) has no curve.
+        if any(np.isfinite(d).any() for _, d in differences):
             png = plots.difference_cdf(differences, metric, info.unit)
             parts.append(_img(png, f"{metric}: per-point differences between levels"))
     parts.append("<h3>Distribution</h3>")
@@ -404,8 +420,10 @@ def _metric_section(
         )
         parts.append(_img(png, f"{metric} against factors"))
         # A variant whose runs all failed has no point to draw (heat_grid refuses it as unknown).
-        present = set(drawn["variant"])
-        grid = heat_grid(drawn, metric, factors, [v for v in variants if v in present])
+        # Infinite medians count in their cells, as in the tables.
+        valued = medians.dropna(subset=[metric])
+        present = set(valued["variant"])
+        grid = heat_grid(valued, metric, factors, [v for v in variants if v in present])
         if grid is not None:
             parts.append(f"<h3>Heat map over {_esc(grid.x)} and {_esc(grid.y)}</h3>")
             chosen = (
@@ -418,7 +436,8 @@ def _metric_section(
                 f'<p class="note">{chosen}: each factor\'s range is cut into bins holding about '
                 "equal numbers of points (a factor that takes a few values, each several "
                 "times, gets one cell per value), and each cell shows the median of the point "
-                "medians in it; grey cells hold no point.</p>"
+                "medians in it (∞ where the infinite ones make it so); grey cells without a "
+                "number hold no point.</p>"
             )
             png = plots.heat_map(grid, info.unit, info.higher_is_better)
             parts.append(_img(png, f"{metric} over {grid.x} and {grid.y}"))

@@ -171,11 +171,14 @@ def point_medians(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     factors = list(runs.attrs.get("factors", []))
     levels = list(runs.attrs.get("levels", []))
     keys = ["design", "point", "variant", *levels, *factors]
+    empty = pd.DataFrame(columns=[*keys, *metrics, "replications"])
+    # The campaign's levels and factors, which the comparisons read, whatever has finished.
+    empty.attrs.update(runs.attrs)
     if runs.empty:
-        return pd.DataFrame(columns=[*keys, *metrics, "replications"])
+        return empty
     done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
     if done.empty:
-        return pd.DataFrame(columns=[*keys, *metrics, "replications"])
+        return empty
     # Rows keep the plan's order: designs, points, then variants in the campaign's level order.
     grouped = done.groupby(keys, sort=False, dropna=False)
     present = [m for m in metrics if m in done.columns]
@@ -210,9 +213,12 @@ def percentile_table(
     *,
     by: str = "variant",
     percentiles: Sequence[float] = PERCENTILES,
+    levels: Sequence[Any] | None = None,
 ) -> pd.DataFrame:
     """Percentiles of a metric's per-point medians for each value of ``by`` (a variant, or one
-    qualitative factor's level), with the mean and the number of points.
+    qualitative factor's level), with the mean and the number of points. ``levels``, when
+    given, are the values of ``by`` that get a row, in this order: one without medians (a
+    variant whose runs all failed) gets a row of 0 points instead of none.
 
     ``percentiles`` are in [0, 100]. NaN medians are left out (no value). Infinite ones are
     refused, except +inf of a metric that times something (``MetricInfo.unfinished``): a point
@@ -233,8 +239,10 @@ def percentile_table(
     if not all(is_number(p) and 0 <= p <= 100 for p in percentiles):
         raise ValueError(f"percentiles: expected numbers in [0, 100], got {percentiles}")
     columns = [by, "points", *(f"p{p:g}" for p in percentiles), "mean"]
+    groups = dict(list(medians.groupby(by, sort=False)))
     rows = []
-    for level, group in medians.groupby(by, sort=False):
+    for level in list(groups) if levels is None else listed(levels, "levels", "values of by"):
+        group = groups.get(level, medians.iloc[0:0])
         values = group[metric].dropna()
         row: dict[str, Any] = {by: level, "points": int(values.size)}
         if values.size:

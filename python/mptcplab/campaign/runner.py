@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rich import get_console
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -220,7 +221,8 @@ def run_campaign(
         )
     notice = merged_notice(campaign, plan)
     if notice is not None:
-        (console or get_console()).print(f"[yellow]notice[/]: {campaign.name}: {notice}")
+        text = escape(f"{campaign.name}: {notice}")
+        (console or get_console()).print(f"[yellow]notice[/]: {text}")
     names = "+".join(backends)
     version = " + ".join(version for _, version in backends.values())
     store_path = output if output is not None else campaign.output

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mptcplab.campaign.store import Store
@@ -128,7 +129,7 @@ def status_command(
             plan, _, _ = plan_campaign(campaign, told)
         notice = merged_notice(campaign, plan)
         if notice is not None:
-            console.print(f"[yellow]notice[/]: {campaign.name}: {notice}")
+            console.print(f"[yellow]notice[/]: {escape(f'{campaign.name}: {notice}')}")
         keys = plan.unique_runs().keys()
         store_path = campaign.output
         if not store_path.exists():
@@ -155,7 +156,7 @@ def _print_status(
     counts = store.counts(keys)
     planned = counts["planned"]
     share = 100.0 * counts["done"] / planned if planned else 0.0
-    console.print(f"[bold]{name}[/] — {path}")
+    console.print(f"[bold]{escape(name)}[/] — {escape(str(path))}")
     console.print(
         f"  {planned} runs planned: [green]{counts['done']} done[/] ({share:.0f} %), "
         f"[red]{counts['failed']} failed[/], [yellow]{counts['pending']} pending[/]"
@@ -183,7 +184,7 @@ def _print_status(
             # The first line names the problem; more lines are further problems or detail.
             lines = error.splitlines() if error else [""]
             more = f" (+{len(lines) - 1} more lines in the store)" if len(lines) > 1 else ""
-            table.add_row(key[:12], lines[0] + more)
+            table.add_row(key[:12], escape(lines[0] + more))
         print_table(console, table)
 
 

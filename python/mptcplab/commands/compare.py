@@ -67,8 +67,10 @@ def compare_command(
     replication of both, two or more each, gave one value ("all alike"), the difference is
     exact and untested.
     """
+    from rich.markup import escape
+
     from mptcplab.analysis.metrics import all_metric_names, is_metric_name
-    from mptcplab.analysis.report import variant_comparisons
+    from mptcplab.analysis.report import NOTHING_COMPARED, variant_comparisons
 
     for name in metric or []:
         if not is_metric_name(name):
@@ -89,7 +91,12 @@ def compare_command(
     console = command_console()
     for name, compared in comparisons.items():
         if compared.empty:
-            console.print(f"{name}: the campaign has no qualitative factor to compare")
+            why = (
+                NOTHING_COMPARED
+                if compared.attrs.get("levels")
+                else "the campaign has no qualitative factor to compare"
+            )
+            console.print(f"{name}: {why}", markup=False, highlight=False)
             continue
         table = report_table(f"{name}: b against a")
         table.add_column("b vs a")
@@ -105,6 +112,8 @@ def compare_command(
             pair = f"{row['factor']}: {row['b']} vs {row['a']}"
             if row["with"]:
                 pair += f"\n  with {row['with']}"
+            # Level and factor names are the campaign's text, not markup.
+            pair = escape(pair)
             over = row["basis"] if row["basis"] != "points" else f"{row['points']} points"
             share = row["b_higher_share"]
             table.add_row(
@@ -115,7 +124,7 @@ def compare_command(
                 f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]",
                 f"{share:.0%}" if math.isfinite(share) else "–",
                 _p(row["p_adjusted"]),
-                row["verdict"],
+                escape(row["verdict"]),
             )
         print_table(console, table)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mptcplab.commands.console import command_console, print_table, report_table, run_progress
@@ -59,7 +60,7 @@ def fidelity_table(report: dict[str, Any]) -> Table:
         fwd, rev = link["lateness_us"], link["reverse_lateness_us"]
         achieved = link["achieved_busy_mbps"]
         table.add_row(
-            link["id"],
+            escape(link["id"]),
             f"{link['configured_mbps']:g}",
             "" if achieved is None else f"{achieved:.3f}",
             _lateness_cell(fwd),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from mptcplab.backends.perf.sockets import MAX_BUFFER_BYTES
@@ -99,7 +100,8 @@ def _check_local(address: str, option: str) -> None:
 def transfer_line(peer: tuple, answer: dict[str, Any]) -> str:
     """The server's line (console markup) for one transfer it answered."""
     if "error" in answer:
-        return f"[red]{peer[0]}: {answer['error']}[/red]"
+        # The error comes from the network: text, not markup.
+        return f"[red]{escape(str(peer[0]) + ': ' + str(answer['error']))}[/red]"
     kind = "MPTCP" if answer["server_mptcp"] else "TCP"
     subflows = answer["server_subflows"]
     line = (
@@ -395,7 +397,8 @@ def gain_command(
                     records.append(record)
                     if "error" in record:
                         failed += 1
-                        progress.console.print(f"[red]{record['error']}[/red]", highlight=False)
+                        error = escape(record["error"])
+                        progress.console.print(f"[red]{error}[/red]", highlight=False)
                     progress.update(task, advance=1, failed=failed)
             except KeyboardInterrupt:
                 report_interrupted(f"interrupted; {out} keeps what finished")

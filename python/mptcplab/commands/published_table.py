@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.markup import escape
+
 from mptcplab.commands.console import command_console, report_table
 
 
@@ -21,5 +23,6 @@ def print_published(store: Path) -> None:
     for column in shown.columns:
         table.add_column(column, no_wrap=column != "figure")
     for row in shown.itertuples(index=False):
-        table.add_row(*row)
+        # Labels and sources are the campaign's text, not markup ("[/]" would stop the table).
+        table.add_row(*(escape(str(cell)) for cell in row))
     command_console().print(table)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mptcplab.analysis.metrics import jain_index
@@ -107,7 +108,7 @@ def flows_table(report: Report) -> Table:
         if shown[entry] > FLOWS_SHOWN_PER_ENTRY:
             continue
         row = [
-            flow.id,
+            escape(flow.id),
             f"{flow.protocol} {flow.cc}",
             _fmt(flow.goodput_mbps, 3),
             *_fair_cell(share, flow.id),
@@ -127,7 +128,7 @@ def flows_table(report: Report) -> Table:
         table.add_row(*row, style="bold")
         for sub in flow.subflows:
             sub_row = [
-                f"  {sub.index}: {' > '.join(sub.path)}",
+                escape(f"  {sub.index}: {' > '.join(sub.path)}"),
                 "",
                 _fmt(sub.goodput_mbps, 3),
                 *([] if share is None else [""]),
@@ -179,7 +180,7 @@ def groups_table(report: Report) -> Table | None:
         goodputs = [f.goodput_mbps for f in report.group(entry.id)]
         jain = jain_index(goodputs)
         table.add_row(
-            entry.id,
+            escape(entry.id),
             str(len(goodputs)),
             _fmt(sum(goodputs), 3),
             _fmt(sum(goodputs) / len(goodputs), 3),
@@ -198,7 +199,7 @@ def links_table(report: Report) -> Table:
         table.add_column(name, justify="right")
     for link in report.links:
         table.add_row(
-            link.id,
+            escape(link.id),
             _fmt(100.0 * link.utilization, 1),
             str(link.drops),
             _fmt(100.0 * link.loss_rate, 3),

@@ -78,3 +78,12 @@ unsigned long long cc_math_cwnd_limited(unsigned long long is_cwnd_limited,
 {
 	return cc_cwnd_limited(is_cwnd_limited, cwnd, ssthresh, max_packets_out);
 }
+
+long long cc_math_olia_step(long long *acc_q48, unsigned long long per_segment)
+{
+	__s64 acc = *acc_q48;
+	__s64 step = cc_olia_step(&acc, per_segment);
+
+	*acc_q48 = acc;
+	return step;
+}

@@ -303,6 +303,29 @@ static __always_inline __u64 cc_cwnd_limited(__u64 is_cwnd_limited, __u64 cwnd, 
 	return cc_nz(is_cwnd_limited) | (slow_start & cc_lt(cwnd, 2 * max_packets_out));
 }
 
+/* OLIA's window step from its signed Q48 accumulator, which the caller has just added the
+ * ACK's increase to. Per ACK (Linux mptcp_olia.c) one segment is taken once the accumulator
+ * reaches one either way, and the rest is dropped. Per acknowledged segment (the draft's
+ * w_r += inc * segments) every whole segment is taken and the rest kept, as cc_count_step does
+ * for LIA and BALIA, so that an ACK covering many segments grows the window as they would one
+ * by one. Returns the step in segments (negative: a decrease); *acc_q48 keeps what is left. */
+static __always_inline __s64 cc_olia_step(__s64 *acc_q48, __u64 per_segment)
+{
+	__s64 acc = *acc_q48;
+	__u64 mag = acc < 0 ? (__u64)(-acc) : (__u64)acc;
+	__u64 whole = mag >> CC_Q48;
+	__s64 left = (__s64)(mag - (whole << CC_Q48));
+
+	if (!per_segment) {
+		if (!whole)
+			return 0;
+		*acc_q48 = 0;
+		return acc < 0 ? -1 : 1;
+	}
+	*acc_q48 = acc < 0 ? -left : left;
+	return acc < 0 ? -(__s64)whole : (__s64)whole;
+}
+
 /* ---- OLIA (draft-khalili-mptcp-congestion-control-05) ------------------------------------
  *
  * Per ACK on path r: w_r += w_r / (rtt_r^2 (sum_p w_p / rtt_p)^2) + eps_r / w_r, where

@@ -138,6 +138,12 @@ static __always_inline __u32 cc_read_token(struct sock *sk)
 
 static __always_inline __u32 cc_is_multipath(struct sock *sk, struct cc_priv *ca)
 {
+	/* Before init the socket is left alone: a SYN sent again calls ssthresh and set_state
+	 * first, and a connection that never opens is never released (tcp_cleanup_congestion_
+	 * control skips a socket whose control was not initialised), so an entry published now
+	 * would stay in the map for good. Init publishes through cc_publish itself. */
+	if (!BPF_CORE_READ_BITFIELD((struct inet_connection_sock *)sk, icsk_ca_initialized))
+		return 0;
 	if (!ca->token)
 		ca->token = cc_read_token(sk);
 	return ca->token != 0;
@@ -280,9 +286,12 @@ static __always_inline void cc_init_common(struct sock *sk)
 	ca->loss3 = tp->snd_una;
 	if (ca->token) {
 		struct cc_config cfg;
+		struct cc_path own;
 
+		/* Not cc_refresh: icsk_ca_initialized is set only once init returns. */
 		cc_load_config(&cfg);
-		cc_refresh(sk, ca, cc_ca_state(sk), &cfg, &snap);
+		cc_own_path(sk, ca, cc_ca_state(sk), &cfg, &own);
+		cc_publish(ca, &own, &snap);
 	}
 }
 

@@ -3,8 +3,8 @@
  * mptcp_olia: Opportunistic Linked Increases for MPTCP subflows as a BPF tcp_congestion_ops.
  *
  * draft-khalili-mptcp-congestion-control-05 §3-4 (spec §2.4): the congestion-avoidance
- * increase w_r/(rtt_r^2 (sum w_p/rtt_p)^2) + eps_r/w_r per ACK, accumulated in a signed
- * counter that adds or removes one segment; loss intervals kept as snd_una marks updated once
+ * increase w_r/(rtt_r^2 (sum w_p/rtt_p)^2) + eps_r/w_r per ACK (or per acknowledged segment),
+ * accumulated in a signed counter that adds or removes segments (cc_olia_step); loss intervals kept as snd_una marks updated once
  * per congestion episode, as in the out-of-tree Linux mptcp_olia.c. Fast recovery and the
  * decrease are Reno's; the minimum ssthresh with >= 2 paths is configurable (2 by default,
  * like Linux; the draft says 1). A plain TCP socket runs the kernel's Reno unchanged.
@@ -15,7 +15,6 @@
 
 CC_COMMON_CALLBACKS(olia)
 
-#define OLIA_ONE_Q48 (1LL << CC_Q48)
 /* Bounds inc * acked below 2^63 in per-segment counting (inc <= 2^48). */
 #define OLIA_MAX_ACKED_PER_STEP 4096
 
@@ -28,7 +27,8 @@ void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct cc_snapshot snap;
 	struct cc_view view;
 	struct cc_config cfg;
-	__s64 acc;
+	__u64 room, down;
+	__s64 acc, step;
 
 	if (!tp->is_mptcp) {
 		tcp_reno_cong_avoid(sk, ack, acked);
@@ -52,13 +52,13 @@ void BPF_PROG(olia_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	if (acked > OLIA_MAX_ACKED_PER_STEP)
 		acked = OLIA_MAX_ACKED_PER_STEP;
 	acc = ca->acc_q48 + terms.inc_q48 * (cfg.count_per_segment ? (__s64)acked : 1);
-	if (acc >= OLIA_ONE_Q48) {
-		if (tp->snd_cwnd < tp->snd_cwnd_clamp)
-			tp->snd_cwnd = tp->snd_cwnd + 1;
-		acc = 0;
-	} else if (acc <= -OLIA_ONE_Q48) {
-		tp->snd_cwnd = tp->snd_cwnd > 1 ? tp->snd_cwnd - 1 : 1;
-		acc = 0;
+	step = cc_olia_step(&acc, cfg.count_per_segment);
+	if (step > 0) {
+		room = tp->snd_cwnd_clamp > tp->snd_cwnd ? tp->snd_cwnd_clamp - tp->snd_cwnd : 0;
+		tp->snd_cwnd = tp->snd_cwnd + ((__u64)step < room ? (__u32)step : (__u32)room);
+	} else if (step < 0) {
+		down = (__u64)(-step);
+		tp->snd_cwnd = tp->snd_cwnd > down ? tp->snd_cwnd - (__u32)down : 1;
 	}
 	ca->acc_q48 = acc;
 }

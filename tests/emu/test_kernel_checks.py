@@ -356,3 +356,46 @@ def test_a_trace_interval_shorter_than_the_emulator_samples_is_refused() -> None
     assert err.field == "trace_interval_ms"
     assert "at most every 1 ms" in str(err) and "got 0.5 ms" in str(err)
     assert "mptcplab sim" in str(err)
+
+
+def _two_coupled(first: dict[str, Any], second: dict[str, Any]) -> Scenario:
+    flow: dict[str, Any] = {"protocol": "mptcp", "scheduler": "linger", "paths": [["a"], ["b"]]}
+    return Scenario.model_validate(
+        {
+            "duration_s": 1,
+            "links": [
+                {"id": "a", "capacity_mbps": 8, "delay_ms": 10},
+                {"id": "b", "capacity_mbps": 2, "delay_ms": 75},
+            ],
+            "flows": [{**flow, "id": "x", **first}, {**flow, "id": "y", **second}],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"cc": "olia", "tcp": {"min_ssthresh_segments": 1}}, {"cc": "lia"}),
+        ({"cc": "olia"}, {"cc": "balia", "tcp": {"min_ssthresh_segments": 1}}),
+        ({"cc": "olia", "tcp": {"min_ssthresh_segments": 1}}, {"cc": "balia"}),
+    ],
+)
+def test_olias_floor_is_asked_of_olia_flows_only(first: dict, second: dict) -> None:
+    """OLIA's ssthresh floor is its own registration's option: LIA (2) and BALIA (1) keep
+    theirs, so a run mixing them with OLIA at either floor is one the kernel can give."""
+    info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
+    kernel.check(_two_coupled(first, second), info)
+    floor = first.get("tcp", {}).get("min_ssthresh_segments", 2)
+    options = kernel._coupled_options(_two_coupled(first, second))
+    assert options is not None and options["olia_min_ssthresh"] == floor
+
+
+def test_two_olia_flows_with_different_floors_are_refused() -> None:
+    info = kernel.KernelInfo(**{**KERNEL.__dict__, "coupled_ok": True, "coupled_reason": "ok"})
+    sc = _two_coupled(
+        {"cc": "olia", "tcp": {"min_ssthresh_segments": 1}},
+        {"cc": "olia", "tcp": {"min_ssthresh_segments": 2}},
+    )
+    err = refusal(sc, info)
+    assert err.field == "flows[1].tcp.min_ssthresh_segments"
+    assert "same for every OLIA flow" in str(err)

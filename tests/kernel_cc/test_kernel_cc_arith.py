@@ -75,6 +75,8 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
         ctypes.c_uint64,
     ]
     so.cc_math_cwnd_limited.argtypes = [ctypes.c_uint64] * 4
+    so.cc_math_olia_step.restype = ctypes.c_int64
+    so.cc_math_olia_step.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64]
     assert so.cc_math_paths() == N_PATHS
     return so
 
@@ -313,6 +315,37 @@ def test_counting_follows_tcp_cong_avoid_ai_when_the_threshold_moves(
         earned = lib.cc_math_count_step(ctypes.byref(count), threshold_q16, units)
         model, want = _cong_avoid_ai(model, threshold_q16, units)
         assert (earned, count.value) == (want, model), (threshold_q16, units)
+
+
+@given(
+    increase_q48=st.integers(-(1 << 48), 1 << 48),
+    acked=st.lists(st.integers(1, 64), min_size=1, max_size=200),
+)
+@settings(max_examples=200, deadline=None)
+def test_olia_per_segment_steps_follow_the_drafts_sum(
+    lib: ctypes.CDLL, increase_q48: int, acked: list[int]
+) -> None:
+    """Per acknowledged segment, draft-khalili-05 §3 moves the window by inc for each one: over
+    any run of ACKs the segments taken are the whole part of inc times their sum (toward zero),
+    however many each ACK covers. Taking one segment at most and dropping the rest made a
+    64 KB stretch ACK (44 segments) grow the window half as fast as its segments would."""
+    acc, taken = ctypes.c_int64(0), 0
+    for n in acked:
+        acc.value += increase_q48 * n
+        taken += lib.cc_math_olia_step(ctypes.byref(acc), 1)
+    total = Fraction(increase_q48 * sum(acked), Q48)
+    assert taken == math.trunc(total)
+    assert Fraction(acc.value, Q48) == total - taken
+
+
+def test_olia_per_ack_steps_as_linux_does(lib: ctypes.CDLL) -> None:
+    """mptcp_olia.c: one segment once the counter reaches one either way, then from zero."""
+    acc = ctypes.c_int64(int(2.5 * Q48))
+    assert lib.cc_math_olia_step(ctypes.byref(acc), 0) == 1 and acc.value == 0
+    acc = ctypes.c_int64(-int(1.5 * Q48))
+    assert lib.cc_math_olia_step(ctypes.byref(acc), 0) == -1 and acc.value == 0
+    acc = ctypes.c_int64(Q48 - 1)
+    assert lib.cc_math_olia_step(ctypes.byref(acc), 0) == 0 and acc.value == Q48 - 1
 
 
 def test_credit_toward_a_larger_threshold_buys_one_segment(lib: ctypes.CDLL) -> None:

@@ -302,3 +302,32 @@ def test_plain_tcp_runs_without_shared_state(two_path_net: Net, loaded: None, cc
     assert f" {cc} " in seen.ss_lines[0]
     assert "tcp-ulp-mptcp" not in seen.ss_lines[0]
     assert seen.max_slots == {}
+
+
+@pytest.mark.parametrize("cc", kernel_cc.NAMES)
+def test_a_connection_that_never_opens_leaves_no_shared_state(
+    two_path_net: Net, loaded: None, cc: str
+) -> None:
+    """A SYN sent again calls the control's ssthresh and set_state before its init, and a
+    connection that never opens is never released: what those calls published stayed in the
+    map until the registration went (a phantom connection, and with 4096 of them every new
+    connection ran uncoupled). Nothing is published before init now."""
+    script = (
+        "import socket\n"
+        "s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)\n"  # IPPROTO_MPTCP
+        f"s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, {cc!r}.encode())\n"
+        "s.settimeout(30)\n"
+        "try:\n"
+        "    s.connect(('10.231.1.9', 9))\n"  # no host there: the SYN is sent again, then fails
+        "except OSError as exc:\n"
+        "    print(type(exc).__name__)\n"
+    )
+    client = two_path_net.client
+    retries = _in_ns(client, "sysctl", "-n", "net.ipv4.tcp_syn_retries").strip()
+    _in_ns(client, "sysctl", "-qw", "net.ipv4.tcp_syn_retries=1")
+    try:
+        failed = _in_ns(client, sys.executable, "-c", script).strip()
+    finally:
+        _in_ns(client, "sysctl", "-qw", f"net.ipv4.tcp_syn_retries={retries}")
+    assert failed.endswith("Error"), failed
+    assert _connections(cc) == {}

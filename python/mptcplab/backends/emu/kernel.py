@@ -418,35 +418,50 @@ def _tcp_option(flow: FlowSpec, dotted: str) -> Any:
 
 
 def _coupled_options(scenario: Scenario) -> dict[str, Any] | None:
-    """The one set of BPF congestion-control options a run's coupled flows agree on (the
-    kernel registration is global), as keyword arguments of ``kernel_cc.CCOptions``."""
+    """The one set of BPF congestion-control options a run's coupled flows agree on, as keyword
+    arguments of ``kernel_cc.CCOptions``: the counting and recovery options serve every coupled
+    registration of the run alike, OLIA's ssthresh floor only OLIA's (LIA and BALIA keep their
+    own, ``_FIXED_SSTHRESH_FLOORS``)."""
     chosen: dict[str, Any] | None = None
+    olia_floor: int | None = None
     for i, flow in enumerate(scenario.flows):
         if flow.cc_kind() not in COUPLED:
             continue
         opts = {
             "count_per_segment": flow.tcp.count_mode == "per_segment",
             "ssthresh_in_recovery": flow.tcp.recovery_uses_ssthresh,
-            # Unset: Linux OLIA's floor of 2 (the kernel's BALIA keeps its own 1, as the
-            # simulator's does).
-            "olia_min_ssthresh": flow.tcp.min_ssthresh_segments or 2,
         }
-        if opts["olia_min_ssthresh"] not in (1, 2):
-            raise _refuse(
-                i,
-                "tcp.min_ssthresh_segments",
-                f"the kernel implementation takes 1 or 2, got {opts['olia_min_ssthresh']}",
-            )
         if chosen is None:
             chosen = opts
         elif opts != chosen:
             raise _refuse(
                 i,
                 "tcp",
-                "count_mode, recovery_uses_ssthresh and min_ssthresh_segments must be the "
-                "same for every coupled flow of a run (one kernel registration serves them all)",
+                "count_mode and recovery_uses_ssthresh must be the same for every coupled flow "
+                "of a run (the kernel registrations take them from one setting)",
             )
-    return chosen
+        if flow.cc_kind() != "olia":
+            continue
+        # Unset: Linux OLIA's floor of 2.
+        floor = flow.tcp.min_ssthresh_segments or 2
+        if floor not in (1, 2):
+            raise _refuse(
+                i,
+                "tcp.min_ssthresh_segments",
+                f"the kernel implementation takes 1 or 2, got {floor}",
+            )
+        if olia_floor is None:
+            olia_floor = floor
+        elif floor != olia_floor:
+            raise _refuse(
+                i,
+                "tcp.min_ssthresh_segments",
+                f"must be the same for every OLIA flow of a run (one kernel registration serves "
+                f"them all); an earlier OLIA flow has {olia_floor}, this one {floor}",
+            )
+    if chosen is None:
+        return None
+    return {**chosen, "olia_min_ssthresh": olia_floor or 2}
 
 
 def _coupled_names(scenario: Scenario) -> list[str]:

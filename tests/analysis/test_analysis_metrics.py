@@ -129,21 +129,30 @@ def test_run_metrics_jain_over_several_flows() -> None:
     assert 1 / 3 <= metrics["jain_fairness"] <= 1.0
 
 
+def _two_bulk_and_a_transfer(
+    duration_s: float, warmup_s: float, transfer_bytes: int, transfer_id: str, cubic_b: bool = False
+) -> dict:
+    """Bulk TCP flows a and b (b with CUBIC when ``cubic_b``) and a finite transfer on one
+    10 Mbit/s link."""
+    tcp = {"protocol": "tcp", "paths": [["l"]]}
+    return {
+        "duration_s": duration_s,
+        "warmup_s": warmup_s,
+        "links": [{"id": "l", "capacity_mbps": 10.0, "delay_ms": 10.0}],
+        "flows": [
+            tcp | {"id": "a"},
+            tcp | {"id": "b"} | ({"cc": "cubic"} if cubic_b else {}),
+            tcp | {"id": transfer_id, "app": {"kind": "size", "bytes": transfer_bytes}},
+        ],
+    }
+
+
 def test_jain_compares_the_bulk_flows_active_through_the_window() -> None:
     """A finite transfer's goodput is what it asked for, not a share: Jain's index is over the
     two bulk flows (hand formula), and there is none when one of them starts after the
     warm-up or only one bulk flow is left."""
     flow = {"protocol": "tcp", "paths": [["l"]]}
-    scenario = {
-        "duration_s": 4.0,
-        "warmup_s": 1.0,
-        "links": [{"id": "l", "capacity_mbps": 10.0, "delay_ms": 10.0}],
-        "flows": [
-            flow | {"id": "a"},
-            flow | {"id": "b", "cc": "cubic"},
-            flow | {"id": "small", "app": {"kind": "size", "bytes": 20_000}},
-        ],
-    }
+    scenario = _two_bulk_and_a_transfer(4.0, 1.0, 20_000, "small", cubic_b=True)
     report = sim.run(scenario).to_dict()
     a, b, small = (f["goodput_mbps"] for f in report["flows"])
     assert small < 0.1 * min(a, b)
@@ -246,17 +255,7 @@ def test_fair_shares_need_every_flow_greedy() -> None:
     greedy user are a third each; they are not set beside the goodputs at all."""
     from mptcplab.analysis.metric_needs import unmet_need
 
-    tcp = {"protocol": "tcp", "paths": [["l"]]}
-    scenario = {
-        "duration_s": 8.0,
-        "warmup_s": 2.0,
-        "links": [{"id": "l", "capacity_mbps": 10.0, "delay_ms": 10.0}],
-        "flows": [
-            tcp | {"id": "a"},
-            tcp | {"id": "b"},
-            tcp | {"id": "c", "app": {"kind": "size", "bytes": 100_000}},
-        ],
-    }
+    scenario = _two_bulk_and_a_transfer(8.0, 2.0, 100_000, "c")
     report = sim.run(scenario).to_dict()
     a, b, c = report["flows"]
     assert c["completion_s"] < scenario["warmup_s"] and c["goodput_mbps"] == 0.0

@@ -107,9 +107,14 @@ def test_a_level_that_never_finishes_still_gets_its_report(tmp_path: Path) -> No
 
 def test_the_cdf_of_differences_counts_infinite_ones_among_the_points() -> None:
     """Two finite differences of eight: the curve ends at 2/8, not at 1."""
-    x, y, infinite = plots.difference_steps([1.55, 1.15, *[np.inf] * 6])
+    steps = plots.difference_steps([1.55, 1.15, *[np.inf] * 6])
+    assert steps is not None
+    x, y, infinite = steps
     assert infinite == 6 and y[-1] == pytest.approx(2 / 8) and y[0] == 0
-    x, y, infinite = plots.difference_steps([-np.inf, 1.0, 2.0, np.inf])
+    assert list(x) == [1.15, 1.15, 1.55]
+    steps = plots.difference_steps([-np.inf, 1.0, 2.0, np.inf])
+    assert steps is not None
+    _, y, infinite = steps
     assert infinite == 2 and (y[0], y[-1]) == (pytest.approx(1 / 4), pytest.approx(3 / 4))
     assert plots.difference_steps([np.inf, np.inf]) is None
 

@@ -25,8 +25,9 @@ KERNEL = kernel.KernelInfo(
 )
 
 
-def scenario(**flow: Any) -> Scenario:
-    base: dict[str, Any] = {"id": "f", "protocol": "mptcp", "paths": [["a"], ["b"]]}
+def _over_two_links(flows: list[dict[str, Any]]) -> Scenario:
+    """``flows`` (each MPTCP over links a and b unless it says otherwise)."""
+    base: dict[str, Any] = {"protocol": "mptcp", "paths": [["a"], ["b"]]}
     return Scenario.model_validate(
         {
             "duration_s": 1,
@@ -34,9 +35,13 @@ def scenario(**flow: Any) -> Scenario:
                 {"id": "a", "capacity_mbps": 8, "delay_ms": 10},
                 {"id": "b", "capacity_mbps": 2, "delay_ms": 75},
             ],
-            "flows": [{**base, **flow}],
+            "flows": [{**base, **flow} for flow in flows],
         }
     )
+
+
+def scenario(**flow: Any) -> Scenario:
+    return _over_two_links([{"id": "f", **flow}])
 
 
 def notes_on(option: str, cc: str = "cubic", **tcp: Any) -> list[str]:
@@ -359,16 +364,11 @@ def test_a_trace_interval_shorter_than_the_emulator_samples_is_refused() -> None
 
 
 def _two_coupled(first: dict[str, Any], second: dict[str, Any]) -> Scenario:
-    flow: dict[str, Any] = {"protocol": "mptcp", "scheduler": "linger", "paths": [["a"], ["b"]]}
-    return Scenario.model_validate(
-        {
-            "duration_s": 1,
-            "links": [
-                {"id": "a", "capacity_mbps": 8, "delay_ms": 10},
-                {"id": "b", "capacity_mbps": 2, "delay_ms": 75},
-            ],
-            "flows": [{**flow, "id": "x", **first}, {**flow, "id": "y", **second}],
-        }
+    return _over_two_links(
+        [
+            {"id": "x", "scheduler": "linger", **first},
+            {"id": "y", "scheduler": "linger", **second},
+        ]
     )
 
 

@@ -40,8 +40,9 @@ try:
     sim.run(json.loads({LONG!r}), progress={progress})
 except KeyboardInterrupt:
     print("interrupted")
-print("after", sim.run({{"duration_s": 1, "links": [{{"id": "l", "capacity_mbps": 1, "delay_ms": 5}}],
-      "flows": [{{"id": "f", "protocol": "tcp", "paths": [["l"]]}}]}}).flows[0].goodput_mbps > 0)
+short = {{"duration_s": 1, "links": [{{"id": "l", "capacity_mbps": 1, "delay_ms": 5}}],
+         "flows": [{{"id": "f", "protocol": "tcp", "paths": [["l"]]}}]}}
+print("after", sim.run(short).flows[0].goodput_mbps > 0)
 """
     out = _python(script, timeout_s=60)
     assert out.returncode == 0, out.stderr

@@ -20,6 +20,13 @@ fn main() -> ExitCode {
         Ok(true) => {}
         _ => return ExitCode::from(1),
     }
+    if let Err(e) = sys::process::raise_open_file_limit() {
+        eprintln!(
+            "mptcp-traffic {}: raising the open-file limit: {e}",
+            args[1]
+        );
+        return ExitCode::from(1);
+    }
     let result = match args[1].as_str() {
         "server" => load::<server::ServerConfig>(&args[3]).and_then(|c| {
             c.validate().map_err(|e| format!("{}: {e}", args[3]))?;

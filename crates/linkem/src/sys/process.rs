@@ -18,6 +18,23 @@ pub fn die_with_parent(signal: libc::c_int) -> io::Result<bool> {
     })
 }
 
+/// Raise this process's soft limit of open files to its hard limit: one traffic program holds
+/// a socket per flow of its entry (up to ten thousand), and the usual soft limit is 1024.
+pub fn raise_open_file_limit() -> io::Result<()> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is valid for the call to write.
+    check(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) })?;
+    if limit.rlim_cur < limit.rlim_max {
+        limit.rlim_cur = limit.rlim_max;
+        // SAFETY: `limit` is valid for the call to read.
+        check(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) })?;
+    }
+    Ok(())
+}
+
 /// Shrink the timer slack (50 µs by default) so that timerfd expiries are not deferred.
 pub fn set_timer_slack_ns(ns: u64) -> io::Result<()> {
     // SAFETY: prctl with integer arguments only.

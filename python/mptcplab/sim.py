@@ -132,6 +132,14 @@ def run(
     )
 
 
+def copy_start_ns(scenario: Scenario) -> list[list[int]]:
+    """When each copy of each flow entry starts, in nanoseconds from time zero, by entry and
+    copy: the entry's ``start_s``, and for the copies of an entry with ``count > 1`` the
+    seeded offsets within 100 ms the simulator gives them so that identical users do not move
+    in lock-step. The emulator starts its copies at these times too."""
+    return [list(starts) for starts in _native().copy_starts(scenario.to_json())]
+
+
 def validate(scenario: Scenario | dict[str, Any] | str | os.PathLike[str]) -> Scenario:
     """Check a scenario with the Python model and with the simulator itself, without running
     it; return the model. Problems raise :class:`UserError`."""

@@ -117,6 +117,17 @@ fn run_sliced(scenario: &mpsim::Scenario, callback: Option<&PyObject>) -> PyResu
     Ok(sim.run())
 }
 
+/// When each copy of each flow entry of a scenario given as JSON text starts, in nanoseconds
+/// of simulated time, by entry and copy (`mpsim::sim::copy_starts`).
+#[pyfunction]
+fn copy_starts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<Vec<u64>>> {
+    let scenario = parse(py, scenario_json)?;
+    Ok(mpsim::sim::copy_starts(&scenario)
+        .into_iter()
+        .map(|starts| starts.into_iter().map(|t| t.0).collect())
+        .collect())
+}
+
 /// Validate a scenario given as JSON text without running it.
 #[pyfunction]
 fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
@@ -127,6 +138,7 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
 fn _mpsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(copy_starts, m)?)?;
     let exiting = wrap_pyfunction!(mark_interpreter_exiting, m)?;
     m.py()
         .import("atexit")?

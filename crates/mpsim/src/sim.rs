@@ -19,6 +19,33 @@ use crate::topology::{Network, PipeId};
 /// sooner, so that none starts after the end and silently carries nothing.
 const COPY_START_SPREAD: SimTime = SimTime(100_000_000);
 
+/// When each copy of each flow entry starts, by entry and copy: the entry's `start_s`, and for
+/// the copies of an entry with `count > 1` a random offset within `COPY_START_SPREAD` drawn from
+/// the entry's own stream. The emulator starts its copies at these times too, so that both
+/// backends run the same scenario.
+pub fn copy_starts(scenario: &Scenario) -> Vec<Vec<SimTime>> {
+    let end = SimTime::from_secs_f64(scenario.duration_s);
+    scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(f, spec)| {
+            let mut rng = RandomStream::derive(scenario.seed, f as u64, StreamPurpose::FlowStart);
+            let first = SimTime::from_secs_f64(spec.start_s);
+            let spread = COPY_START_SPREAD.min(SimTime(end.saturating_sub(first).0 / 2));
+            (0..spec.count)
+                .map(|_| {
+                    if spec.count > 1 {
+                        first + SimTime((rng.uniform() * spread.0 as f64) as u64)
+                    } else {
+                        first
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Below this many connections their state stays in the processor's caches and loading the
 /// next arrival's connection early (`Connection::warm`) is pure overhead.
 const WARM_MIN_CONNECTIONS: usize = 64;
@@ -44,23 +71,14 @@ impl<'s> Simulator<'s> {
         let mut conns = Vec::new();
         // (time, connection, subflow) of every subflow's first moment to send.
         let mut starts: Vec<(SimTime, u32, u16)> = Vec::new();
-        let end = SimTime::from_secs_f64(scenario.duration_s);
+        let copy_starts = copy_starts(scenario);
         for (f, spec) in scenario.flows.iter().enumerate() {
-            let mut start_rng =
-                RandomStream::derive(scenario.seed, f as u64, StreamPurpose::FlowStart);
-            let spread = COPY_START_SPREAD.min(SimTime(
-                end.saturating_sub(SimTime::from_secs_f64(spec.start_s)).0 / 2,
-            ));
-            for k in 0..spec.count {
+            for (k, &start) in copy_starts[f].iter().enumerate() {
                 let id = if spec.count == 1 {
                     spec.id.clone()
                 } else {
                     format!("{}#{}", spec.id, k)
                 };
-                let mut start = SimTime::from_secs_f64(spec.start_s);
-                if spec.count > 1 {
-                    start += SimTime((start_rng.uniform() * spread.0 as f64) as u64);
-                }
                 let routes: Vec<_> = spec.paths.iter().map(|p| net.add_path(p)).collect();
                 let index = conns.len() as u32;
                 // Copies keep the entry's lifetime: each stops as long after its start as the

@@ -19,6 +19,7 @@ from mptcplab.backends.emu.addressing import Group, Plan
 from mptcplab.backends.emu.kernel import KERNEL_CC
 from mptcplab.backends.emu.netns import fixed_send_request, window_of_receive_memory
 from mptcplab.scenario.model import Scenario
+from mptcplab.sim import copy_start_ns
 
 FORMAT_VERSION = 1
 
@@ -276,10 +277,12 @@ def _flows(data: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]], d
     flows: list[dict[str, Any]] = []
     block_series: list[dict[str, Any]] = []
     extra: dict[str, Any] = {}
+    copy_starts = copy_start_ns(sc)
     for group, server, client in zip(data.plan.groups, data.servers, data.clients, strict=True):
         spec = group.flow
-        start_ns = data.t0_ns + int(spec.start_s * 1e9)
         for k, flow_id in enumerate(spec.flow_ids()):
+            # Each copy's own start, as the client started it (traffic.client_config).
+            start_ns = data.t0_ns + copy_starts[group.index][k]
             conn = _conn_for(server, k) or {}
             sent = next((f for f in client.get("flows", []) if f["index"] == k), {})
             samples = _flow_samples(client, k)

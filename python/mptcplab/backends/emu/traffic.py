@@ -12,6 +12,7 @@ from mptcplab.backends.emu.netns import fixed_receive_request, fixed_send_reques
 from mptcplab.backends.emu.programs import Program, require_binary
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
+from mptcplab.sim import copy_start_ns
 
 
 def server_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str, Any]:
@@ -35,6 +36,9 @@ def server_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
 
 def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str, Any]:
     flow = group.flow
+    # Each copy starts when the simulator starts it and keeps the entry's lifetime.
+    starts = [ns / 1e9 for ns in copy_start_ns(scenario)[group.index]]
+    lifetime = None if flow.stop_s is None else flow.stop_s - flow.start_s
     return {
         "netns": f"/run/netns/{group.client_ns}",
         "server": f"{group.server_iface.address}:{SERVER_PORT}",
@@ -45,7 +49,12 @@ def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
             fixed_send_request(flow.sndbuf_bytes) if flow.sndbuf_bytes is not None else None
         ),
         "flows": [
-            {"index": k, "start_s": flow.start_s, "stop_s": flow.stop_s} for k in range(flow.count)
+            {
+                "index": k,
+                "start_s": start_s,
+                "stop_s": None if lifetime is None else start_s + lifetime,
+            }
+            for k, start_s in enumerate(starts)
         ],
         "app": flow.app.model_dump(mode="json"),
         "duration_s": scenario.duration_s,

@@ -48,7 +48,9 @@ def test_the_simulator_starts_each_copy_when_copy_start_ns_says() -> None:
 def test_the_emulator_starts_each_copy_then_and_keeps_the_entrys_lifetime() -> None:
     sc = _scenario()
     group = addressing.plan(sc, "0123abcd").groups[0]
-    config = traffic.client_config(sc, group, SimpleNamespace(path=Path("/nonexistent")))  # type: ignore[arg-type]
-    starts = [ns / 1e9 for ns in sim.copy_start_ns(sc)[0]]
+    starts_ns = sim.copy_start_ns(sc)[0]
+    rundir = SimpleNamespace(path=Path("/nonexistent"))
+    config = traffic.client_config(sc, group, rundir, starts_ns)  # type: ignore[arg-type]
+    starts = [ns / 1e9 for ns in starts_ns]
     assert [f["start_s"] for f in config["flows"]] == pytest.approx(starts, abs=1e-9)
     assert [f["stop_s"] - f["start_s"] for f in config["flows"]] == pytest.approx([1.0] * 4)

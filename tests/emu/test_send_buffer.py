@@ -48,7 +48,8 @@ def _scenario(flow: dict[str, object]) -> dict[str, Any]:
 def _client_config(sndbuf: int | None) -> dict[str, Any]:
     sc = Scenario.model_validate(_scenario(tcp_flow("f", ["a"], sndbuf_bytes=sndbuf)))
     group = addressing.plan(sc, "0123abcd").groups[0]
-    return traffic.client_config(sc, group, SimpleNamespace(path=Path("/nonexistent")))  # type: ignore[arg-type]
+    rundir = SimpleNamespace(path=Path("/nonexistent"))
+    return traffic.client_config(sc, group, rundir, sim.copy_start_ns(sc)[0])  # type: ignore[arg-type]
 
 
 def test_the_kernel_is_asked_for_half_the_scenarios_send_buffer() -> None:

@@ -277,9 +277,8 @@ pub(crate) fn pure_delay(delay: SimTime) -> LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpsim::packet::{Packet, PacketKind};
+    use mpsim::packet::Packet;
     use mpsim::rng::StreamPurpose;
-    use mpsim::tcp::sack::NO_SACK;
     use mpsim::topology::link::LinkDir as SimLinkDir;
     use mpsim::topology::queue::{BufferLimit as Limit, DropTailQueue};
 
@@ -297,25 +296,6 @@ mod tests {
             stream(StreamPurpose::LinkLoss),
             stream(StreamPurpose::LinkJitter),
         )
-    }
-
-    /// A full-sized data packet as the simulator's links take it.
-    fn data_packet() -> Packet {
-        Packet {
-            kind: PacketKind::Data,
-            hop: 0,
-            subflow: 0,
-            conn: 0,
-            route: 0,
-            wire_bytes: 1500,
-            len: 1448,
-            seq: 0,
-            dsn: 0,
-            window_edge: 0,
-            ts_val: 0,
-            ts_ecr: 0,
-            sack: NO_SACK,
-        }
     }
 
     fn link(mbps: f64, delay_ms: f64, limit: Limit) -> LinkDir {
@@ -569,7 +549,7 @@ mod tests {
             stream(StreamPurpose::LinkJitter),
         );
         let mut simulated = simulated_link(rate, discipline(), 3);
-        let packet = data_packet();
+        let packet = Packet::full_segment(0, 0);
         // 3 s of arrivals at twice the link rate (0.6 ms apart; 1.2 ms to send one): RED
         // holds the average where it drops half. Then one arrival every 10 ms for 3 s, each
         // finding the queue empty, and one at each timeout of a doubling series.
@@ -610,7 +590,7 @@ mod tests {
         let mut simulated = simulated_link(rate, drop_tail, 1);
         for _ in 0..30 {
             emulated.offer(SimTime::ZERO, 1500);
-            simulated.enqueue(&data_packet(), SimTime::ZERO);
+            simulated.enqueue(&Packet::full_segment(0, 0), SimTime::ZERO);
         }
         let at = SimTime::from_millis(5);
         emulated.advance(at);

@@ -44,10 +44,10 @@ pub struct Packet {
     pub sack: crate::tcp::sack::SackBlocks,
 }
 
-#[cfg(test)]
 impl Packet {
     /// A full-sized data segment of connection 0's first subflow at sequence (and data
-    /// sequence) `seq`, stamped `ts_val` ns, echoing nothing: the unit tests' usual packet.
+    /// sequence) `seq`, stamped `ts_val` ns, echoing nothing: the unit tests' usual packet, and
+    /// linkem's in its comparison with the simulator's links.
     pub fn full_segment(seq: u64, ts_val: u64) -> Packet {
         use crate::scenario::{HEADER_BYTES, MSS_BYTES};
         Packet {

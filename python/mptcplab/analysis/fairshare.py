@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from mptcplab.analysis._checks import as_mapping, check_hops, link_capacities, listed, unknown_names
-from mptcplab.analysis.metrics import HEADER_BYTES, MSS_BYTES, PAYLOAD_FRACTION, app_kind
+from mptcplab.analysis.metrics import (
+    HEADER_BYTES,
+    MSS_BYTES,
+    PAYLOAD_FRACTION,
+    active_through_window,
+    greedy_through_window,
+)
 
 if TYPE_CHECKING:
     from mptcplab.results import Report
@@ -90,11 +96,7 @@ def compares_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
     through the measurement window, which a flow starting after the warm-up, or stopping
     before the end, is not."""
     data = as_mapping(scenario, "scenario", "Scenario")
-    warmup = float(data.get("warmup_s", 0.0))
-    return all(
-        float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
-        for flow in data["flows"]
-    )
+    return all(active_through_window(flow, data) for flow in data["flows"])
 
 
 def shares_compare_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
@@ -103,7 +105,7 @@ def shares_compare_with_goodput(scenario: Scenario | Mapping[str, Any]) -> bool:
     block writer wants less than a share (what it leaves, the others take), and a transfer that
     completes early is gone for part of the window, as a flow that stops is."""
     data = as_mapping(scenario, "scenario", "Scenario")
-    return compares_with_goodput(data) and all(app_kind(flow) == "bulk" for flow in data["flows"])
+    return all(greedy_through_window(flow, data) for flow in data["flows"])
 
 
 class InfeasibleFloors(ValueError):

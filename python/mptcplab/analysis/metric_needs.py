@@ -64,7 +64,7 @@ NEEDS: dict[str, Need] = {
     "aggregation_benefit": Need(
         f'an MPTCP flow (protocol = "mptcp"), every one a bulk flow {_THROUGH}',
         lambda s: (
-            any(f.get("protocol") == "mptcp" for f in s["flows"])
+            _MPTCP.met(s)
             and all(greedy_through_window(f, s) for f in s["flows"] if f.get("protocol") == "mptcp")
         ),
     ),

@@ -178,14 +178,17 @@ def _mptcp_goodput(report: Report, _scenario: Scenario) -> float | None:
     return float(sum(f["goodput_mbps"] for f in flows)) if flows else None
 
 
-def greedy_through_window(flow: Mapping[str, Any], scenario: Scenario) -> bool:
-    """Whether a flow spec always has data and runs through the whole measurement window
-    (``start_s`` at most ``warmup_s``, no ``stop_s``): then its goodput over the window is
-    what it could get."""
+def active_through_window(flow: Mapping[str, Any], scenario: Scenario) -> bool:
+    """Whether a flow spec runs through the whole measurement window: ``start_s`` at most
+    ``warmup_s``, no ``stop_s``."""
     warmup = float(scenario.get("warmup_s", 0.0))
-    return (
-        _is_bulk(flow) and float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
-    )
+    return float(flow.get("start_s", 0.0)) <= warmup and flow.get("stop_s") is None
+
+
+def greedy_through_window(flow: Mapping[str, Any], scenario: Scenario) -> bool:
+    """Whether a flow spec always has data and runs through the whole measurement window: then
+    its goodput over the window is what it could get."""
+    return _is_bulk(flow) and active_through_window(flow, scenario)
 
 
 def _aggregation_benefit_configured(report: Report, scenario: Scenario) -> float | None:

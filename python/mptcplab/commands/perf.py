@@ -118,17 +118,19 @@ def transfer_line(peer: tuple, answer: dict[str, Any]) -> str:
 
 def _of_family(address: str, family: socket.AddressFamily) -> bool:
     """Whether ``address`` may be of ``family``: a literal of it, or a host name."""
-    from mptcplab.backends.perf.sockets import ip_version
+    from mptcplab.backends.perf.sockets import ip_version, version_of
 
     version = ip_version(address)
-    return version is None or version == (6 if family == socket.AF_INET6 else 4)
+    return version is None or version == version_of(family)
 
 
 def _check_family(address: str, family: socket.AddressFamily | None, option: str) -> None:
     """Refuse an address literal of the other family than -4/-6 asks: TCP from it would fail
     on every transfer."""
+    from mptcplab.backends.perf.sockets import version_of
+
     if family is not None and not _of_family(address, family):
-        wanted = 6 if family == socket.AF_INET6 else 4
+        wanted = version_of(family)
         raise UserError(
             f"{address!r} is not an IPv{wanted} address, and -{wanted} asks for IPv{wanted}",
             field=option,
@@ -334,6 +336,7 @@ def gain_command(
     label = None
     if mesh is not None:
         from mptcplab.backends.perf.mesh import load_mesh, this_host
+        from mptcplab.backends.perf.sockets import version_of
 
         if destinations or source:
             raise UserError("give destinations and --source, or --mesh, not both")
@@ -345,7 +348,7 @@ def gain_command(
             destinations = [a for a in destinations if _of_family(a, family)]
             source = [a for a in source if _of_family(a, family)]
             if not destinations:
-                version = 6 if family == socket.AF_INET6 else 4
+                version = version_of(family)
                 raise UserError(f"--mesh {mesh}: no IPv{version} address of another host")
     elif host is not None:
         raise UserError("--host names this host in a --mesh file; give --mesh too")

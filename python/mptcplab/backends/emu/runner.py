@@ -26,6 +26,7 @@ from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.backends.emu.traffic import start_client, start_server
 from mptcplab.errors import UserError
 from mptcplab.scenario.model import DEFAULT_BUFFER_CAP_BYTES, Scenario
+from mptcplab.sim import copy_start_ns
 from mptcplab.stopping import signals_held, termination_as_interrupt
 
 #: Time between the ``go`` message and time zero, so every process is waiting when it comes.
@@ -117,7 +118,9 @@ class Run:
         servers = self._start_each(start_server)
         for s in servers:
             s.wait_ready(10.0)
-        clients = self._start_each(start_client)
+        # Computed once: each group's copies start when the simulator starts them.
+        starts = copy_start_ns(sc)
+        clients = self._start_each(lambda s, g, r: start_client(s, g, r, starts[g.index]))
         for c in clients:
             c.wait_ready(10.0)
         t0 = time.monotonic_ns() + int(START_MARGIN_S * 1e9)

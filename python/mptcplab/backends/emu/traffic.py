@@ -12,7 +12,6 @@ from mptcplab.backends.emu.netns import fixed_receive_request, fixed_send_reques
 from mptcplab.backends.emu.programs import Program, require_binary
 from mptcplab.backends.emu.rundir import RunDir
 from mptcplab.scenario.model import Scenario
-from mptcplab.sim import copy_start_ns
 
 
 def server_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str, Any]:
@@ -34,10 +33,13 @@ def server_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str,
     }
 
 
-def client_config(scenario: Scenario, group: Group, rundir: RunDir) -> dict[str, Any]:
+def client_config(
+    scenario: Scenario, group: Group, rundir: RunDir, starts_ns: list[int]
+) -> dict[str, Any]:
+    """``starts_ns``: when each copy of the group's flow starts (``sim.copy_start_ns``), as the
+    simulator starts it; each keeps the entry's lifetime."""
     flow = group.flow
-    # Each copy starts when the simulator starts it and keeps the entry's lifetime.
-    starts = [ns / 1e9 for ns in copy_start_ns(scenario)[group.index]]
+    starts = [ns / 1e9 for ns in starts_ns]
     lifetime = None if flow.stop_s is None else flow.stop_s - flow.start_s
     return {
         "netns": f"/run/netns/{group.client_ns}",
@@ -77,5 +79,5 @@ def start_server(scenario: Scenario, group: Group, rundir: RunDir) -> Program:
     return _start(rundir, group, "server", server_config(scenario, group, rundir))
 
 
-def start_client(scenario: Scenario, group: Group, rundir: RunDir) -> Program:
-    return _start(rundir, group, "client", client_config(scenario, group, rundir))
+def start_client(scenario: Scenario, group: Group, rundir: RunDir, starts_ns: list[int]) -> Program:
+    return _start(rundir, group, "client", client_config(scenario, group, rundir, starts_ns))

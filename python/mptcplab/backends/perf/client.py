@@ -120,7 +120,7 @@ def transfer(
             "host": socket.gethostname(),
             "started": started,
             "transport": transport,
-            "family": 6 if sock.family == socket.AF_INET6 else 4,
+            "family": sockets.version_of(sock.family),
             "bind": bind or "*",
             "source": local,
             "destination": remote,

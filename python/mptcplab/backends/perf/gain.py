@@ -170,7 +170,7 @@ def requested(
     host's default)."""
     return {
         "duration_s": duration_s,
-        "family": None if family is None else 6 if family == socket.AF_INET6 else 4,
+        "family": None if family is None else sockets.version_of(family),
         "congestion": congestion,
         "sndbuf_bytes": sndbuf_bytes,
     }
@@ -272,6 +272,4 @@ def run_series(
 
 
 def _family_number(family: socket.AddressFamily | None, t: Transfer) -> int:
-    if family is not None:
-        return 6 if family == socket.AF_INET6 else 4
-    return 6 if sockets.family_of(t.bind or t.destination) == socket.AF_INET6 else 4
+    return sockets.version_of(family or sockets.family_of(t.bind or t.destination))

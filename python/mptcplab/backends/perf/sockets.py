@@ -205,6 +205,11 @@ def ip_version(address: str) -> int | None:
         return None
 
 
+def version_of(family: socket.AddressFamily) -> int:
+    """6 for IPv6, 4 for IPv4: the number records and messages give a family."""
+    return 6 if family == socket.AF_INET6 else 4
+
+
 def family_of(address: str) -> socket.AddressFamily:
     """The family of an address literal; IPv4 for a host name."""
     return socket.AF_INET6 if ip_version(address) == 6 else socket.AF_INET

@@ -6,7 +6,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mpsim::time::SimTime;
@@ -40,19 +40,39 @@ const PYTHON_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Set by an `atexit` hook once the interpreter has begun to exit.
 static INTERPRETER_EXITING: AtomicBool = AtomicBool::new(false);
-
-#[pyfunction]
-fn mark_interpreter_exiting() {
-    INTERPRETER_EXITING.store(true, Ordering::SeqCst);
-}
+/// Threads of runs between deciding to take the GIL and having it.
+static WAITING_FOR_GIL: AtomicUsize = AtomicUsize::new(0);
 
 /// A thread still simulating when the interpreter exits (a daemon thread) must not take the GIL
-/// again: CPython ends such a thread with `pthread_exit`, whose forced unwinding through these
-/// frames aborts the whole process. It waits here instead, until the process ends.
-fn wait_if_interpreter_exiting() {
-    while INTERPRETER_EXITING.load(Ordering::SeqCst) {
-        std::thread::park();
+/// once the interpreter finalises: CPython ends such a thread with `pthread_exit`, whose forced
+/// unwinding through these frames aborts the whole process. At exit (before finalisation) this
+/// hook lets the threads already waiting for the GIL have it, and every later one waits in
+/// `before_taking_the_gil` until the process ends.
+#[pyfunction]
+fn mark_interpreter_exiting(py: Python<'_>) {
+    INTERPRETER_EXITING.store(true, Ordering::SeqCst);
+    py.allow_threads(|| {
+        while WAITING_FOR_GIL.load(Ordering::SeqCst) > 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
+}
+
+/// Called before a run's thread takes the GIL, `gil_taken` once it has it. Counted before the
+/// flag is read, so that the exit hook either sees the thread waiting or the thread sees the
+/// flag.
+fn before_taking_the_gil() {
+    WAITING_FOR_GIL.fetch_add(1, Ordering::SeqCst);
+    if INTERPRETER_EXITING.load(Ordering::SeqCst) {
+        WAITING_FOR_GIL.fetch_sub(1, Ordering::SeqCst);
+        loop {
+            std::thread::park();
+        }
     }
+}
+
+fn gil_taken() {
+    WAITING_FOR_GIL.fetch_sub(1, Ordering::SeqCst);
 }
 
 /// The report with the run's wall time, the only non-deterministic field, measured here
@@ -74,18 +94,25 @@ struct TimedReport<'a> {
 #[pyo3(signature = (scenario_json, progress=None))]
 fn run(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyResult<String> {
     let scenario = parse(py, scenario_json)?;
-    py.allow_threads(|| -> PyResult<String> {
-        let started = Instant::now();
-        let report = run_sliced(&scenario, progress.as_ref())?;
-        let wall_s = started.elapsed().as_secs_f64();
-        let text = serde_json::to_string(&TimedReport {
-            report: &report,
-            wall_s,
-        })
-        .map_err(|e| PyException::new_err(format!("report serialisation failed: {e}")))?;
-        wait_if_interpreter_exiting();
-        Ok(text)
+    let text = py.allow_threads(|| {
+        let text = run_to_text(&scenario, progress.as_ref());
+        // Leaving allow_threads takes the GIL back, as any error's way out does.
+        before_taking_the_gil();
+        text
+    });
+    gil_taken();
+    text
+}
+
+fn run_to_text(scenario: &mpsim::Scenario, progress: Option<&PyObject>) -> PyResult<String> {
+    let started = Instant::now();
+    let report = run_sliced(scenario, progress)?;
+    let wall_s = started.elapsed().as_secs_f64();
+    serde_json::to_string(&TimedReport {
+        report: &report,
+        wall_s,
     })
+    .map_err(|e| PyException::new_err(format!("report serialisation failed: {e}")))
 }
 
 /// Run in slices of simulated time, visiting Python between them (with the GIL, which the
@@ -100,8 +127,9 @@ fn run_sliced(scenario: &mpsim::Scenario, callback: Option<&PyObject>) -> PyResu
         sim.run_until(at);
         let last = slice == SLICES;
         if last_visit.elapsed() >= PYTHON_INTERVAL || (last && callback.is_some()) {
-            wait_if_interpreter_exiting();
+            before_taking_the_gil();
             Python::with_gil(|py| -> PyResult<()> {
+                gil_taken();
                 py.check_signals()?;
                 if let Some(callback) = callback {
                     let args = (at.as_secs_f64(), end.as_secs_f64(), sim.events_processed());

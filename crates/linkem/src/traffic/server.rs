@@ -177,7 +177,13 @@ pub fn run(cfg: &ServerConfig) -> io::Result<()> {
                             });
                         }
                         Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                        Err(e) => return Err(e),
+                        Err(e) if accept_error_is_transient(&e) => continue,
+                        Err(e) => {
+                            return Err(io::Error::new(
+                                e.kind(),
+                                format!("accepting connection {} failed: {e}", conns.len() + 1),
+                            ))
+                        }
                     }
                 },
                 i => {
@@ -206,6 +212,30 @@ pub fn run(cfg: &ServerConfig) -> io::Result<()> {
         conns,
     };
     crate::status::write_atomic(&cfg.out, &result)
+}
+
+/// Whether a failed accept concerns only the one pending connection, so that the server should
+/// take the next one. accept(2), RETURN VALUE: Linux passes a pending connection's network
+/// errors to accept(), and "in the case of TCP/IP, these are ENETDOWN, EPROTO, ENOPROTOOPT,
+/// EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP, and ENETUNREACH"; ECONNABORTED (the peer reset it
+/// while it waited) and EINTR are transient too. Anything else (EMFILE, ENFILE, ENOBUFS,
+/// ENOMEM) means the server cannot take connections at all, and the run has failed.
+fn accept_error_is_transient(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(
+            libc::ECONNABORTED
+                | libc::EINTR
+                | libc::ENETDOWN
+                | libc::EPROTO
+                | libc::ENOPROTOOPT
+                | libc::EHOSTDOWN
+                | libc::ENONET
+                | libc::EHOSTUNREACH
+                | libc::EOPNOTSUPP
+                | libc::ENETUNREACH
+        )
+    )
 }
 
 /// Read until the socket would block, stamping block and transfer completions.
@@ -248,6 +278,40 @@ fn read_conn(c: &mut Conn, buf: &mut [u8], block: Option<u64>, size: Option<u64>
             if c.res.completion_ns.is_none() && c.res.bytes >= s {
                 c.res.completion_ns = Some(now);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accept_error_is_transient;
+    use std::io;
+
+    #[test]
+    fn a_pending_connections_own_error_is_skipped_and_a_lack_of_resources_is_not() {
+        for errno in [
+            libc::ECONNABORTED,
+            libc::EINTR,
+            libc::EPROTO,
+            libc::ENETUNREACH,
+            libc::EHOSTUNREACH,
+        ] {
+            assert!(
+                accept_error_is_transient(&io::Error::from_raw_os_error(errno)),
+                "{errno}"
+            );
+        }
+        for errno in [
+            libc::EMFILE,
+            libc::ENFILE,
+            libc::ENOBUFS,
+            libc::ENOMEM,
+            libc::EBADF,
+        ] {
+            assert!(
+                !accept_error_is_transient(&io::Error::from_raw_os_error(errno)),
+                "{errno}"
+            );
         }
     }
 }

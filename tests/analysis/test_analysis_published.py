@@ -122,3 +122,30 @@ def test_entries_may_be_plain_tables() -> None:
         _runs(), [{"source": "draft", "metric": "user_goodput_mbps.type2", "value": 0.7}]
     )
     assert table.loc[0, "runs"] == 12 and table.loc[0, "at"] == "every run"
+
+
+def test_a_ratio_divides_each_run_by_the_median_at_the_other_settings() -> None:
+    # LIA at N1 = 30 over LIA at N1 = 10: runs 0.44, 0.40, 0.50 over the median 0.72.
+    entry = _entry(at={"n1": 30, "cc": "lia"}, relative_to={"n1": 10}, value=0.6, tolerance=0.05)
+    row = compare_published(_runs(), [entry]).iloc[0]
+    assert row["ours"] == pytest.approx(0.44 / 0.72)
+    assert row["ours_min"] == pytest.approx(0.40 / 0.72)
+    assert row["ours_max"] == pytest.approx(0.50 / 0.72)
+    assert row["runs"] == 3
+    assert row["difference"] == pytest.approx(0.44 / 0.72 - 0.6)
+    assert bool(row["agrees"]) is True  # 0.611 within 0.05 of 0.6
+    assert row["at"] == "n1=30, cc=lia, relative to n1=10"
+
+
+def test_a_ratio_over_a_zero_or_missing_denominator_has_no_value() -> None:
+    runs = _runs()
+    runs.loc[runs["n1"] == "10", "user_goodput_mbps.type2"] = 0.0
+    row = compare_published(runs, [_entry(at={"n1": 30}, relative_to={"n1": 10})]).iloc[0]
+    assert math.isnan(row["ours"]) and row["runs"] == 0
+    none = _entry(at={"cc": "lia"}, relative_to={"cc": "reno"})
+    assert compare_published(_runs(), [none]).iloc[0]["runs"] == 0
+
+
+def test_a_ratios_settings_must_be_columns_of_the_runs() -> None:
+    with pytest.raises(ValueError, match=r"entries\[0\]\.relative_to: 'buffer' is not a column"):
+        compare_published(_runs(), [_entry(relative_to={"buffer": "auto"})])

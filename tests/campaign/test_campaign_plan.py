@@ -274,6 +274,14 @@ KHALILI_TABLES = {
 }
 
 
+# The draft's fixed-point predictions for LIA as spec §5.4 transcribes them, by N1: (type-1 or
+# multipath users, type-2 or single-path users).
+KHALILI_ANALYSIS = {
+    "reproduce-khalili-a.toml": {10: (1.0, 0.74), 30: (1.0, 0.50)},
+    "reproduce-khalili-c.toml": {10: (1.3, 0.7), 30: (1.17, 0.48)},
+}
+
+
 # The draft's "opt. w/ probing" columns as spec §5.4 transcribes them, by (N1, class).
 KHALILI_PROBING = {
     "reproduce-khalili-a.toml": {
@@ -300,14 +308,33 @@ def test_the_reproduction_campaigns_carry_the_drafts_tables(name) -> None:
     assert len(plan.unique_runs()) == len(table) * 5
     classes = ("type1", "type2") if "-a" in name else ("multipath", "singlepath")
     column = "type1" if "-a" in name else "cc"
+    goodputs = [e for e in campaign.spec.published if e.metric.startswith("user_goodput_mbps.")]
     measured = {
         (e.at["n1"], e.at[column], e.metric): e.value
-        for e in campaign.spec.published
-        if e.metric.startswith("user_goodput_mbps.")
+        for e in goodputs
+        if e.source.endswith(", measured") and not e.relative_to
     }
     assert measured == {
         (n1, col, f"user_goodput_mbps.{cls}"): values[i]
         for (n1, col), values in table.items()
+        for i, cls in enumerate(classes)
+    }
+    # Scenario A's MPTCP figures over its single-path ones, to three places.
+    ratios = {(e.at["n1"], e.at[column], e.metric): e.value for e in goodputs if e.relative_to}
+    assert all(e.relative_to == {"type1": "single-path"} for e in goodputs if e.relative_to)
+    assert ratios == {
+        key: round(value / measured[(key[0], "single-path", key[2])], 3)
+        for key, value in measured.items()
+        if "-a" in name and key[1] != "single-path"
+    }
+    analysis = {
+        (e.at["n1"], e.at[column], e.metric): e.value
+        for e in goodputs
+        if "fixed-point analysis" in e.source
+    }
+    assert analysis == {
+        (n1, "lia", f"user_goodput_mbps.{cls}"): values[i]
+        for n1, values in KHALILI_ANALYSIS[name].items()
         for i, cls in enumerate(classes)
     }
     optimum = [e for e in campaign.spec.published if e.metric.startswith("fair_share_mbps.")]

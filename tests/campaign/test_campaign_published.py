@@ -52,6 +52,15 @@ value = 1.0
 tolerance = 0.5
 
 [[published]]
+source = "pooling, by hand"
+label = "fair share at 8 + 4 over 2 + 4"
+metric = "fair_share_mbps.flow"
+at = { cap0 = 8.0 }
+relative_to = { cap0 = 2 }
+value = 2.0
+tolerance = 1e-9
+
+[[published]]
 source = "nobody's paper"
 label = "goodput above both links"
 metric = "user_goodput_mbps.flow"
@@ -90,6 +99,8 @@ def test_the_report_sets_each_published_figure_beside_our_runs(campaign_file, cl
     # 12 × 1448/1500 = 11.584 against 1 ± 0.5, over the 4 runs at cap0 = 8 (both cc levels).
     assert re.search(r"fair_share_mbps\.flow at\s+cap0=8\.0\s+1\s+11\.58\s+4\s", text), out
     assert "no (±0.5)" in out
+    # A ratio, whatever the unit: 12 over 6 Mbit/s of links, each in payload, is 2.
+    assert re.search(r"fair share at 8 \+ 4 over 2 \+ 4\s+2\s+2\s+4\s", text), out
     # The goodput over 2 + 4 or 8 + 4 Mbit/s links cannot reach 1000.
     row = next(line for line in out.splitlines() if "goodput above both links" in line)
     assert re.search(
@@ -99,7 +110,7 @@ def test_the_report_sets_each_published_figure_beside_our_runs(campaign_file, cl
     page = html.unescape(out_html.read_text())
     assert 'id="published"' in page and "Published results beside ours" in page
     assert "pooling, by hand" in page and "nobody's paper" in page
-    assert "cap0=2, cc=olia" in page
+    assert "cap0=2, cc=olia" in page and "cap0=8.0, relative to cap0=2" in page
 
 
 def test_a_campaign_without_published_figures_prints_no_table(write_campaign, cli) -> None:

@@ -85,19 +85,35 @@ def compare_published(
     ``spec.published``, or tables with the same keys (``source``, ``metric``, ``value``, ``at``,
     ``label``, ``tolerance``). An entry's ``metric`` must be a metric or a column of ``runs``, the
     keys of its ``at`` columns of ``runs`` (factors, levels).
+
+    An entry with ``relative_to`` states a ratio: each of our runs at ``at`` is divided by the
+    median of the runs at ``at`` updated with ``relative_to``, and the median, range and count
+    are of those quotients (NaN when the denominator's median is 0, infinite or missing).
     """
     entries = _checked_entries(runs, entries)
     done = runs
     if not runs.empty:
         done = runs[(runs["role"] == "main") & (runs["status"] == "done")]
     records = done.to_dict("records") if entries and not done.empty else []
+
+    def metric_values(metric: str, at: Mapping[str, Any]) -> list[float]:
+        return [
+            float(r[metric])
+            for r in records
+            if settings_match(at, r) and not pd.isna(r.get(metric, math.nan))
+        ]
+
     rows = []
     for entry in entries:
-        values = [
-            float(r[entry.metric])
-            for r in records
-            if settings_match(entry.at, r) and not pd.isna(r.get(entry.metric, math.nan))
-        ]
+        values = metric_values(entry.metric, entry.at)
+        settings = describe_settings(entry.at)
+        if entry.relative_to:
+            # A ratio of medians: the runs at `at` and those of its denominator are different
+            # runs (other settings), so there is no pairing to take ratios run by run.
+            reference = metric_values(entry.metric, {**entry.at, **entry.relative_to})
+            scale = float(pd.Series(reference).median()) if reference else math.nan
+            values = [v / scale for v in values] if scale and math.isfinite(scale) else []
+            settings += f", relative to {describe_settings(entry.relative_to)}"
         ours = float(pd.Series(values).median()) if values else math.nan
         difference = ours - entry.value
         relative = difference / entry.value if entry.value != 0 else math.nan
@@ -109,7 +125,7 @@ def compare_published(
                 "source": entry.source,
                 "label": entry.label,
                 "metric": entry.metric,
-                "at": describe_settings(entry.at),
+                "at": settings,
                 "published": entry.value,
                 "ours": ours,
                 "runs": len(values),
@@ -152,10 +168,13 @@ def _checked_entries(
     )
     for i, entry in enumerate(checked):
         known_metric(entry.metric, runs.columns, f"entries[{i}].metric")
-        for name in entry.at:
-            # An empty table without columns (no run planned) has nothing to check against.
-            if name not in runs.columns and len(runs.columns):
-                raise ValueError(f"entries[{i}].at: {name!r} is not a column of the runs; {known}")
+        for field, names in (("at", entry.at), ("relative_to", entry.relative_to)):
+            for name in names:
+                # An empty table without columns (no run planned) has nothing to check against.
+                if name not in runs.columns and len(runs.columns):
+                    raise ValueError(
+                        f"entries[{i}].{field}: {name!r} is not a column of the runs; {known}"
+                    )
     return checked
 
 

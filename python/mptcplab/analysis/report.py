@@ -170,6 +170,8 @@ def _published_section(runs: pd.DataFrame, campaign: _Campaign) -> str:
         "<p>Each figure of the campaign's <code>[[published]]</code> entries beside the median "
         "of our finished runs at the settings it was measured at, with the smallest and largest "
         "of those runs and the difference ours − published (relative to the published value). "
+        "A figure stated relative to other settings is a ratio: ours is then each run divided "
+        "by the median of the runs at those settings. "
         "Agreement, where an entry gives a tolerance, means |ours − published| ≤ tolerance.</p>",
         _table(display_table(compare_published(runs, campaign.published))),
     ]

@@ -429,10 +429,14 @@ def _check_published_settings(campaign: Campaign, runs: Sequence[PlannedRun]) ->
 
     settings = [{**run.row.factors, **run.row.variant} for run in runs]
     for i, entry in enumerate(campaign.spec.published):
-        if not any(settings_match(entry.at, s) for s in settings):
-            raise UserError(
-                f"no run of the campaign is at {describe_settings(entry.at)}: a quantitative "
-                "factor's value must be one of the design's points (a factorial design's "
-                "levels, for instance)",
-                **campaign.where("published", i, "at"),
-            )
+        wanted = [("at", entry.at)]
+        if entry.relative_to:
+            wanted.append(("relative_to", {**entry.at, **entry.relative_to}))
+        for field, at in wanted:
+            if not any(settings_match(at, s) for s in settings):
+                raise UserError(
+                    f"no run of the campaign is at {describe_settings(at)}: a quantitative "
+                    "factor's value must be one of the design's points (a factorial design's "
+                    "levels, for instance)",
+                    **campaign.where("published", i, field),
+                )

@@ -38,6 +38,8 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
     at = { cc = "lia" }            # factor settings it was measured at (levels, or values)
     value = 0.68
     tolerance = 0.05               # optional: |ours - value| that counts as agreement
+    relative_to = { cc = "reno" }  # optional: the value is the metric at `at` divided by the
+                                   # metric at these settings (the rest of `at` kept)
 
 Instead of a template, ``[scenario]`` may name a scenario file, ``file = "net.toml"`` (relative
 to the campaign file): factors and the other keys of ``[scenario]`` then set fields of that
@@ -167,7 +169,11 @@ class PublishedSpec(_Strict):
     # Factor name -> level (qualitative) or value (quantitative): the runs the figure is about.
     at: dict[str, str | int | float | bool] = Field(default_factory=dict)
     label: str = ""
-    # Largest |ours − published| counted as agreement, in the metric's unit.
+    # A ratio instead of a value: the metric at `at` divided by the metric at `at` with these
+    # settings in place of its own (e.g. a goodput under MPTCP relative to single-path), for
+    # figures whose units differ from ours or that the paper states as a change.
+    relative_to: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    # Largest |ours − published| counted as agreement, in the metric's unit (or the ratio's).
     tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
@@ -843,8 +849,19 @@ class _Checker:
             levels[BACKEND_LEVEL] = list(self.spec.backends)
         for i, entry in enumerate(self.spec.published):
             self.check_metric(entry.metric, "published", i, "metric")
-            for name, value in entry.at.items():
-                loc = ("published", i, "at", name)
+            settings = [("at", n, v) for n, v in entry.at.items()]
+            settings += [("relative_to", n, v) for n, v in entry.relative_to.items()]
+            if entry.relative_to and all(
+                same_setting(entry.at.get(n), v) for n, v in entry.relative_to.items()
+            ):
+                raise self.fail(
+                    "names the runs of 'at' again: a ratio needs other settings in its denominator",
+                    "published",
+                    i,
+                    "relative_to",
+                )
+            for field, name, value in settings:
+                loc = ("published", i, field, name)
                 if name in levels:
                     if not any(same_setting(level, value) for level in levels[name]):
                         raise self.fail(
@@ -869,7 +886,7 @@ class _Checker:
                 else:
                     known = [*levels, *numeric]
                     raise self.fail(
-                        f"'at' names '{name}', which is not a factor"
+                        f"'{field}' names '{name}', which is not a factor"
                         + (_suggest(name, known) if known else "; the campaign has no factors"),
                         *loc,
                     )

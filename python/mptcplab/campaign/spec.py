@@ -38,8 +38,8 @@ A campaign file reads like this (campaigns/quickstart.toml is a complete, commen
     at = { cc = "lia" }            # factor settings it was measured at (levels, or values)
     value = 0.68
     tolerance = 0.05               # optional: |ours - value| that counts as agreement
-    relative_to = { cc = "reno" }  # optional: the value is the metric at `at` divided by the
-                                   # metric at these settings (the rest of `at` kept)
+    # relative_to = { cc = "olia" }  # optional: the value is then a ratio, the metric at `at`
+                                   # over the metric at these settings (the rest of `at` kept)
 
 Instead of a template, ``[scenario]`` may name a scenario file, ``file = "net.toml"`` (relative
 to the campaign file): factors and the other keys of ``[scenario]`` then set fields of that
@@ -860,8 +860,8 @@ class _Checker:
                     i,
                     "relative_to",
                 )
-            for field, name, value in settings:
-                loc = ("published", i, field, name)
+            for key, name, value in settings:
+                loc = ("published", i, key, name)
                 if name in levels:
                     if not any(same_setting(level, value) for level in levels[name]):
                         raise self.fail(
@@ -886,7 +886,7 @@ class _Checker:
                 else:
                     known = [*levels, *numeric]
                     raise self.fail(
-                        f"'{field}' names '{name}', which is not a factor"
+                        f"'{key}' names '{name}', which is not a factor"
                         + (_suggest(name, known) if known else "; the campaign has no factors"),
                         *loc,
                     )

@@ -140,7 +140,7 @@ def test_integer_factor_gets_integers(write_campaign) -> None:
 
 def test_a_designs_unit_points_are_those_of_the_values_it_runs(write_campaign) -> None:
     """An integer factor of three values (a receive buffer of 100,000-100,002 bytes) over a
-    20-point WSP design: each point's unit coordinate is its value's, (value − 100,000) / 2,
+    20-point WSP design: each point's unit coordinate is its value's, (value − 100,000 + ½) / 3,
     not the unrounded draw, so the design's quality is that of the design run."""
     text = SMALL_CAMPAIGN.replace('kind = "lhs"\npoints = 3', 'kind = "wsp"\npoints = 20').replace(
         '[factors.cc]\nlevels = ["lia", "olia"]',
@@ -150,7 +150,7 @@ def test_a_designs_unit_points_are_those_of_the_values_it_runs(write_campaign) -
     j = design.factor_names.index("buf")
     values = [point["buf"] for point in design.values]
     assert set(values) == {100_000, 100_001, 100_002}
-    assert design.unit_points[:, j].tolist() == [(v - 100_000) / 2 for v in values]
+    assert design.unit_points[:, j].tolist() == [(v - 100_000 + 0.5) / 3 for v in values]
     cap = design.factor_names.index("cap1")
     assert [1 + 19 * u for u in design.unit_points[:, cap]] == pytest.approx(
         [point["cap1"] for point in design.values]

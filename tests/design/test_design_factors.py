@@ -27,18 +27,90 @@ def test_linear_scale() -> None:
     assert values[3] == pytest.approx(14.0)
 
 
-def test_integer_factor_is_rounded_half_up() -> None:
-    f = Factor.integer("subflows", 1, 5)  # x = 1 + 4u
-    u = np.array([[0.0], [0.1], [0.125], [0.3], [0.874], [0.875], [1.0]])
-    frame = scale(u, [f])
-    assert frame["subflows"].tolist() == [1, 1, 2, 2, 4, 5, 5]
-    assert frame["subflows"].dtype.kind == "i"
+# Integer factors: each of the K values owns an equal-width bin of [0, 1] (spec §4.1 rounds
+# after scaling; the scale is [low - 1/2, high + 1/2] so the end values get whole bins).
+# Two values had equal bins already; three or more are where the end values lost half theirs.
+INTEGER_RANGES = [(1, 4), (0, 2), (-3, 3), (10, 17), (-7, -5), (0, 99)]
 
 
-def test_integer_factor_on_log_scale() -> None:
-    f = Factor.integer("buffer_pkts", 10, 1000, log=True)
-    values = scale(np.array([[0.0], [0.5], [1.0]]), [f])["buffer_pkts"].tolist()
-    assert values == [10, 100, 1000]
+@pytest.mark.parametrize(("low", "high"), INTEGER_RANGES)
+def test_integer_values_take_equal_shares_of_the_unit_interval(low: int, high: int) -> None:
+    count = high - low + 1
+    # Midpoints of a grid of 1000 K cells: exactly 1000 fall in each of K equal bins.
+    u = (np.arange(1000 * count) + 0.5) / (1000 * count)
+    values = Factor.integer("k", low, high).to_values(u)
+    shares = {int(v): int(c) for v, c in zip(*np.unique(values, return_counts=True), strict=True)}
+    assert shares == dict.fromkeys(range(low, high + 1), 1000)
+    # The ends are reached exactly, at the ends of [0, 1].
+    assert Factor.integer("k", low, high).to_values([0.0, 1.0]).tolist() == [low, high]
+
+
+def test_integer_shares_under_uniform_sampling() -> None:
+    u = np.random.default_rng(5).random(200_000)
+    values = Factor.integer("k", 1, 4).to_values(u)
+    shares = np.bincount(values - 1, minlength=4) / u.size
+    # Four binomial standard errors of a 1/4 share in 200,000 draws: 0.004.
+    assert np.allclose(shares, 0.25, atol=0.004)
+
+
+@pytest.mark.parametrize("levels", [3, 4, 5, 7])
+def test_a_latin_hypercube_with_one_point_per_level_hits_every_level(levels: int) -> None:
+    from mptcplab.design import lhs, maximin_lhs
+
+    for seed in range(20):
+        for points in (lhs(3, levels, rng=seed), maximin_lhs(2, levels, rng=seed, it=20)):
+            for j in range(points.shape[1]):
+                hit = Factor.integer("k", 1, levels).to_values(points[:, j])
+                assert sorted(hit.tolist()) == list(range(1, levels + 1)), (seed, j)
+
+
+@pytest.mark.parametrize(("low", "high"), [(1, 4), (1, 30), (10, 1000), (3, 5)])
+def test_integer_log_scale_shares_follow_log_bin_widths(low: int, high: int) -> None:
+    f = Factor.integer("buffer_pkts", low, high, log=True)
+    cells = 400_000
+    u = (np.arange(cells) + 0.5) / cells
+    counts = np.bincount(f.to_values(u) - low, minlength=high - low + 1)
+    v = np.arange(low, high + 1, dtype=float)
+    expected = np.log((v + 0.5) / (v - 0.5)) / math.log((high + 0.5) / (low - 0.5))
+    # Each bin's two edges are placed to within one grid cell.
+    assert np.all(np.abs(counts / cells - expected) <= 2.0 / cells)
+    assert f.to_values([0.0, 1.0]).tolist() == [low, high]
+
+
+@pytest.mark.parametrize(("low", "high", "log"), [(1, 4, False), (-3, 3, False), (1, 50, True)])
+def test_integer_to_unit_is_the_position_in_the_extended_range_and_round_trips(
+    low: int, high: int, log: bool
+) -> None:
+    f = Factor.integer("k", low, high, log=log)
+    v = np.arange(low, high + 1)
+    unit = f.to_unit(v)
+    if log:
+        edges = math.log(low - 0.5), math.log(high + 0.5)
+        position = (np.log(v) - edges[0]) / (edges[1] - edges[0])
+    else:
+        position = (v - low + 0.5) / (high - low + 1)  # the centre of the value's bin
+    assert np.allclose(unit, position, rtol=0, atol=1e-12)
+    assert f.to_values(unit).tolist() == v.tolist()
+    frame = scale(unit[:, None], [f])
+    assert np.allclose(unscale(frame, [f]).ravel(), unit, rtol=0, atol=1e-12)
+
+
+def test_integer_bounds_past_2_to_the_53_are_refused_and_those_up_to_it_kept() -> None:
+    top = 2**53
+    # float(2**53 + 1) is 2**53, and 2**63 - 1 wrapped to -2**63 at u = 1.
+    for low, high, field in [
+        (0, top + 1, "high"),
+        (0, 2**63 - 1, "high"),
+        (-top - 1, 0, "low"),
+        (0, 2.0**60, "high"),
+    ]:
+        with pytest.raises(
+            ValueError, match=rf"factor 'x': expected an integer '{field}' within ±2\^53"
+        ):
+            Factor.integer("x", low, high)
+    assert Factor.integer("x", -top, top).to_values([0.0, 1.0]).tolist() == [-top, top]
+    near = Factor.integer("x", top - 3, top).to_values([0.0, 0.3, 0.6, 1.0]).tolist()
+    assert near == [top - 3, top - 2, top - 1, top]
 
 
 def test_categorical_levels_by_equal_width_bins() -> None:

@@ -104,3 +104,46 @@ def test_a_flag_takes_true_or_false_only(kind: str, option: str, value: object) 
 def test_a_number_option_refuses_other_types_by_name(kind: str, option: str, value: object) -> None:
     with pytest.raises(ValueError, match=f"{option}: expected a number, got {value!r}"):
         generate(kind, 2, 8, rng=1, **{option: value})
+
+
+@pytest.mark.parametrize(("d", "n"), [(2, 1), (2, 3), (3, 1), (1, 1)])
+def test_a_factorial_of_too_few_points_names_n_not_levels(d: int, n: int) -> None:
+    # The user gave n and no levels: a complaint about levels would name a field never written.
+    with pytest.raises(ValueError, match=rf"^design 'factorial': n = {n} points? (is|are) fewer"):
+        generate("factorial", d, n, rng=0)
+
+
+def test_generators_take_levels_as_a_list_of_twos() -> None:
+    one_for_all = generate("factorial", 3, rng=0, generators=["C=AB"], levels=2)
+    per_factor = generate("factorial", 3, rng=0, generators=["C=AB"], levels=[2, 2, 2])
+    assert np.array_equal(per_factor, one_for_all)
+    for levels in ([2, 3, 2], [2, 2], 3):
+        with pytest.raises(ValueError, match=r"generators need two-level factors .*levels = "):
+            generate("factorial", 3, rng=0, generators=["C=AB"], levels=levels)
+
+
+SEED_CASES = [
+    ("wsp", 8, {}),
+    ("wsp", 6, {"candidates": np.random.default_rng(3).random((64, 2))}),
+    ("wsp", 6, {"candidates": np.random.default_rng(3).random((64, 2)), "init": "random"}),
+    ("lhs", 8, {}),
+    ("lhs", 8, {"optimize": False}),
+    ("sobol", 8, {}),
+    ("sobol", 8, {"scramble": False}),
+    ("random", 8, {}),
+    ("factorial", 9, {}),
+    ("factorial", None, {"generators": ["C=AB"]}),
+]
+
+
+@pytest.mark.parametrize(("kind", "n", "options"), SEED_CASES)
+def test_seed_free_says_exactly_when_two_seeds_give_one_design(
+    kind: str, n: int | None, options: dict
+) -> None:
+    from mptcplab.design.generate import seed_free  # new with the check it serves
+
+    d = 3 if "generators" in options else 2
+    same = np.array_equal(
+        generate(kind, d, n, rng=1, **options), generate(kind, d, n, rng=2, **options)
+    )
+    assert (seed_free(kind, options) is not None) == same

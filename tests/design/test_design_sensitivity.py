@@ -53,3 +53,31 @@ def test_identical_designs_have_zero_spread() -> None:
 def test_bad_input(data, kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         sensitivity(data, **kwargs)
+
+
+def test_percentiles_and_ddof_take_numbers_of_their_kind_only() -> None:
+    data = [[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]
+    refused = [
+        # A string is iterable: "50" was read as the percentiles 5 and 0.
+        ({"percentiles": "50"}, r"^percentiles: expected a list of numbers in \[0, 100\]"),
+        ({"percentiles": 50}, r"^percentiles: expected a list of numbers"),
+        ({"percentiles": [True, 50]}, r"^percentiles: expected a list of numbers.*True"),
+        ({"percentiles": ["50"]}, r"^percentiles: expected a list of numbers.*'50'"),
+        ({"ddof": -1}, r"^ddof: expected an integer >= 0, got -1$"),
+        ({"ddof": 1.5}, r"^ddof: expected an integer >= 0, got 1.5$"),
+        ({"ddof": True}, r"^ddof: expected an integer >= 0, got True$"),
+    ]
+    for kwargs, message in refused:
+        with pytest.raises(ValueError, match=message):
+            sensitivity(data, **kwargs)
+    a, b = np.arange(11.0), np.arange(11.0) ** 2
+    table = sensitivity([a, b], percentiles=np.array([10, 50]), ddof=np.int64(0))
+    assert table.index.tolist() == [10.0, 50.0]
+    assert table.loc[50.0, "std"] == pytest.approx(np.std([np.median(a), np.median(b)]))
+
+
+def test_design_keys_that_name_one_column_are_refused() -> None:
+    with pytest.raises(
+        ValueError, match=r"^metric_by_design: design keys \[1, '1'\] give the same"
+    ):
+        sensitivity({1: [1.0, 2.0], "1": [3.0, 4.0]})

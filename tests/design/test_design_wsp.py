@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist, pdist
 
 from mptcplab.design import wsp, wsp_design, wsp_search, wsp_select
-from mptcplab.design.wsp import wsp_seed_index
+from mptcplab.design.wsp import wsp_candidates, wsp_seed_index
 
 REL = 1e-12  # distances computed by two different routines may differ by a few ulps
 
@@ -189,3 +189,58 @@ def test_packing_property_for_arbitrary_candidate_sets(
         _packing_holds(cand, selected, dmin, "euclidean")
     else:
         assert selected.size == size
+
+
+def _restarts_one_by_one(d: int, n: int, seed: int, restarts: int, max_iter: int) -> list:
+    """Each restart of wsp_design redone on its own: the same draws from one generator, in
+    the same order (candidates, then the seed point)."""
+    gen = np.random.default_rng(seed)
+    found = []
+    for _ in range(restarts):
+        cand = wsp_candidates(d, 20 * n, rng=gen)
+        seed_index = wsp_seed_index(cand, init="center", rng=gen)
+        found.append(wsp_search(cand, n, seed_index=seed_index, max_iter=max_iter, exact=False))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("d", "n", "seed", "max_iter"), [(5, 100, 0, 60), (3, 40, 1, 4), (2, 25, 3, 3), (4, 30, 5, 4)]
+)
+def test_inexact_restarts_prefer_the_size_nearest_n_then_the_largest_mindist(
+    d: int, n: int, seed: int, max_iter: int
+) -> None:
+    one_by_one = _restarts_one_by_one(d, n, seed, 6, max_iter)
+    rank = [(abs(r.n - n), -pdist(r.points).min()) for r in one_by_one]
+    expected = one_by_one[rank.index(min(rank))]
+    got = wsp_design(d, n, rng=seed, exact=False, restarts=6, max_iter=max_iter)
+    assert np.array_equal(got.points, expected.points)
+    assert abs(got.n - n) == min(abs(r.n - n) for r in one_by_one)
+
+
+def test_copies_among_given_candidates_count_once() -> None:
+    # 50 copies of one point and three others: four distinct candidates.
+    cand = np.vstack([np.full((50, 2), 0.3), [[0.1, 0.9], [0.9, 0.1], [0.9, 0.9]]])
+    for call in (
+        lambda: wsp(2, 5, rng=1, candidates=cand),
+        lambda: wsp_search(cand, 5, seed_index=0),
+    ):
+        with pytest.raises(
+            ValueError, match="n: 5 points requested from only 4 distinct candidates"
+        ):
+            call()
+    four = wsp(2, 4, rng=1, candidates=cand)
+    assert np.unique(four, axis=0).shape[0] == 4
+
+
+@pytest.mark.parametrize(
+    ("candidates", "message"),
+    [
+        ([[0.1, 0.2], [0.3]], "row 0 has 2 values and row 1 has 1 value"),
+        ([[0.1, 0.2], 0.3], "row 0 has 2 values and row 1 has a number"),
+    ],
+)
+def test_ragged_candidates_say_which_rows_differ(candidates: list, message: str) -> None:
+    with pytest.raises(
+        ValueError, match=rf"^candidates: expected an \(n, d\) array, but {message}$"
+    ):
+        wsp(2, 1, rng=0, candidates=candidates)

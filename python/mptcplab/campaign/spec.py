@@ -614,6 +614,7 @@ class _Checker:
 
         self.check_backend()
         self.check_metrics()
+        self.check_design()
         template = self.scenario_source()
         quantitative: list[Factor] = []
         targets: dict[str, Target] = {}
@@ -758,6 +759,29 @@ class _Checker:
             # A fixed key is its own path; a factor's `param` is not in the field shown.
             named = bool(loc) and loc[-1] == raw
             raise self.fail(exc.detail if named else f"{raw}: {exc.detail}", *loc) from None
+
+    def check_design(self) -> None:
+        """What [design] the schema cannot judge: options the planner passes itself, and
+        several designs of an engine that ignores the seed (copies of one design, whose
+        comparison would measure nothing)."""
+        from mptcplab.design.generate import seed_free
+
+        design = self.spec.design
+        for key, why in (
+            ("rng", "each design's seed derives from the campaign's `seed`"),
+            ("progress", "the runner reports the design's progress itself"),
+        ):
+            if key in design.options:
+                raise self.fail(
+                    f"'{key}' is not a design option: {why}; remove it", "design", "options", key
+                )
+        if design.designs > 1 and (reason := seed_free(design.kind, design.options)):
+            raise self.fail(
+                f"designs = {design.designs} would be {design.designs} copies of one design: "
+                f"{reason}; set designs = 1, or use an engine or options that draw on the seed",
+                "design",
+                "designs",
+            )
 
     def check_backend(self) -> None:
         from mptcplab.campaign.backends import BACKENDS

@@ -8,6 +8,7 @@ design. ``None`` is refused on purpose: a design that cannot be regenerated cann
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import TypeAlias
 
 import numpy as np
@@ -90,6 +91,9 @@ def as_unit_points(points: npt.ArrayLike, *, name: str = "points") -> np.ndarray
     try:
         arr = np.asarray(points, dtype=float)
     except (TypeError, ValueError) as exc:
+        ragged = _ragged_row(points)
+        if ragged is not None:
+            raise ValueError(f"{name}: expected an (n, d) array, but {ragged}") from None
         raise ValueError(f"{name}: expected a numeric (n, d) array ({exc})") from None
     if arr.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D array of shape (n, d), got shape {arr.shape}")
@@ -108,3 +112,19 @@ def as_unit_points(points: npt.ArrayLike, *, name: str = "points") -> np.ndarray
             "expected a value in [0, 1] (scale factor values back to the unit cube first)"
         )
     return np.clip(arr, 0.0, 1.0)
+
+
+def _ragged_row(points: object) -> str | None:
+    """Where rows of ``points`` differ in length, said plainly (numpy speaks of an
+    "inhomogeneous shape after 1 dimensions"), or None when they do not."""
+    if isinstance(points, str | bytes | np.ndarray) or not isinstance(points, Sequence):
+        return None
+    lengths = [len(row) if isinstance(row, Sequence | np.ndarray) else None for row in points]
+
+    def said(length: int | None) -> str:
+        return "a number" if length is None else f"{length} value{'' if length == 1 else 's'}"
+
+    for i, length in enumerate(lengths):
+        if length != lengths[0]:
+            return f"row 0 has {said(lengths[0])} and row {i} has {said(length)}"
+    return None

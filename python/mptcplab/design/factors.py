@@ -4,6 +4,12 @@ Spec ``algorithms.md`` §4.1: every design is built on [0, 1]^d; factor k with r
 maps ``u -> a_k + u (b_k - a_k)``, optionally on a log scale (then the space-filling property
 holds for log(x)); integer factors are rounded after scaling; categorical factors split [0, 1]
 into equal-width bins, one per level.
+
+An integer factor is scaled onto [low - 1/2, high + 1/2] before rounding, not onto [low, high]:
+rounding [low, high] would give the two end values half-width bins (integers 1..4 under a
+uniform u would come out 1/6, 1/3, 1/3, 1/6), and a Latin hypercube with one point per level
+would miss the ends. On the extended range each value owns an equal share of [0, 1] (on a log
+scale, a share proportional to log((v + 1/2) / (v - 1/2))), as a categorical level does.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from ._common import as_unit_points
 FactorKind = Literal["continuous", "integer", "categorical"]
 KINDS: tuple[str, ...] = get_args(FactorKind)
 POINT_INDEX = "point_id"
+#: Largest magnitude of an integer factor's bounds: the mapping computes in doubles, which hold
+#: every integer up to 2^53 and no longer all of them past it (and int64 wraps past 2^63).
+MAX_INTEGER_BOUND = 2**53
 
 
 def _is_number(value: object) -> bool:
@@ -35,7 +44,8 @@ class Factor:
     """One factor: a name, a kind and its domain.
 
     - ``continuous``: real values in [low, high], linear or log scale (``log=True`` needs low > 0);
-    - ``integer``: integers in [low, high] (rounded half up after scaling), linear or log scale;
+    - ``integer``: integers in [low, high] with |low|, |high| <= 2^53, each taking an equal
+      share of [0, 1] (of log-space on a log scale), linear or log scale;
     - ``categorical``: one of ``levels`` (unordered; each level gets an equal share of [0, 1]).
     """
 
@@ -85,8 +95,15 @@ class Factor:
             value = getattr(self, field)
             if not _is_number(value) or not math.isfinite(float(value)):
                 raise ValueError(f"{where}: expected a finite number for '{field}', got {value!r}")
-            if self.kind == "integer" and not float(value).is_integer():
-                raise ValueError(f"{where}: expected an integer for '{field}', got {value!r}")
+            if self.kind == "integer":
+                if not float(value).is_integer():
+                    raise ValueError(f"{where}: expected an integer for '{field}', got {value!r}")
+                # Compared as given: float(2**53 + 1) is 2**53 and would pass.
+                if abs(value) > MAX_INTEGER_BOUND:
+                    raise ValueError(
+                        f"{where}: expected an integer '{field}' within ±2^53 "
+                        f"(±{MAX_INTEGER_BOUND}), got {value!r}"
+                    )
         low, high = float(self.low), float(self.high)  # type: ignore[arg-type]
         if not low < high:
             raise ValueError(
@@ -154,6 +171,8 @@ class Factor:
             n_levels = len(self.levels)
             index = np.minimum(np.floor(u * n_levels).astype(np.int64), n_levels - 1)
             return np.asarray(self.levels, dtype=object)[index]
+        if self.kind == "integer":
+            return self._integer_values(u)
         low, high = float(self.low), float(self.high)  # type: ignore[arg-type]
         if self.log:
             x = np.exp(math.log(low) * (1.0 - u) + math.log(high) * u)
@@ -161,10 +180,21 @@ class Factor:
             # This form returns low and high exactly at u = 0 and u = 1.
             x = low * (1.0 - u) + high * u
         x = np.where(u <= 0.0, low, np.where(u >= 1.0, high, x))
-        x = np.clip(x, low, high)
-        if self.kind == "integer":
-            return np.floor(x + 0.5).astype(np.int64)
-        return x
+        return np.clip(x, low, high)
+
+    def _integer_values(self, u: np.ndarray) -> np.ndarray:
+        # Equal-width bins of [low - 1/2, high + 1/2] (see the module's docstring); u = 1 lands
+        # on the upper edge of the last bin and is clipped into it.
+        low, high = int(self.low), int(self.high)  # type: ignore[arg-type]
+        count = high - low + 1
+        if self.log:
+            x = np.exp(math.log(low - 0.5) * (1.0 - u) + math.log(high + 0.5) * u)
+            offset = np.floor(x + 0.5) - low
+        else:
+            # Offsets from low, not low + u * count: those stay exact for bounds near 2^53.
+            offset = np.floor(u * count)
+        offset = np.clip(offset, 0, count - 1).astype(np.int64)
+        return low + offset
 
     def to_unit(self, values: npt.ArrayLike) -> np.ndarray:
         """Inverse of :meth:`to_values`: factor values to [0, 1] (categorical: bin centres)."""
@@ -187,6 +217,10 @@ class Factor:
             raise ValueError(
                 f"{where}: value {float(x[bad][0])!r} outside [{self.low}, {self.high}]"
             )
+        if self.kind == "integer":
+            # The value's position in [low - 1/2, high + 1/2], the range to_values rounds from:
+            # on the linear scale the centre of the value's bin, so the two round-trip.
+            low, high = low - 0.5, high + 0.5
         if self.log:
             return (np.log(x) - math.log(low)) / (math.log(high) - math.log(low))
         return (x - low) / (high - low)
@@ -211,10 +245,11 @@ def scale(
 ) -> pd.DataFrame:
     """Map unit-cube points (n, d) to factor values, one column per factor in ``factors`` order.
 
-    Continuous factors map linearly (or geometrically with ``log``), integers are rounded half up,
-    categorical levels are chosen by equal-width bins of [0, 1]. The index, named ``point_id``, is
-    the row of ``points``. With ``dedupe=True`` rows that became identical after rounding or
-    binning are dropped (the first is kept, with its ``point_id``).
+    Continuous factors map linearly (or geometrically with ``log``), integer values and
+    categorical levels are chosen by equal-width bins of [0, 1] (integers: of log-space with
+    ``log``). The index, named ``point_id``, is the row of ``points``. With ``dedupe=True`` rows
+    that became identical after rounding or binning are dropped (the first is kept, with its
+    ``point_id``).
     Use ``scale(...).to_dict("records")`` for a list of dicts.
     """
     factors = _check_factor_list(factors)

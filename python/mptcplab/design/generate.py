@@ -6,6 +6,7 @@ arguments and are checked by name so a misspelt option in a TOML file is reporte
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -62,8 +63,11 @@ def _factorial(
     generators = options.get("generators")
     levels = options.get("levels")
     if generators is not None:
-        if levels not in (None, 2):
-            raise ValueError("design 'factorial': generators need two-level factors (levels = 2)")
+        if not _two_levels(levels, d):
+            raise ValueError(
+                f"design 'factorial': generators need two-level factors (levels = 2, or a list "
+                f"of {d} 2s), got levels = {levels!r}"
+            )
         points = fractional_factorial(d, generators)
     else:
         if levels is None:
@@ -71,6 +75,15 @@ def _factorial(
                 raise ValueError(
                     "design 'factorial': give the option 'levels' (per factor or one for all)"
                     f"{_LEVELS_HOW}"
+                )
+            if n < 2**d:
+                # Else n = 1 gives one level per factor, and the complaint is about `levels`,
+                # which the user never gave.
+                points_are = "point is" if n == 1 else "points are"
+                raise ValueError(
+                    f"design 'factorial': n = {n} {points_are} fewer than the 2^{d} = {2**d} "
+                    f"of the smallest full factorial of {d} factor{'s' if d > 1 else ''} "
+                    "(2 levels each)"
                 )
             per_factor = round(n ** (1.0 / d))
             if per_factor**d != n:
@@ -85,6 +98,41 @@ def _factorial(
             f"design 'factorial': levels/generators give {points.shape[0]} points, not n = {n}"
         )
     return points
+
+
+def _two_levels(levels: object, d: int) -> bool:
+    if levels is None:
+        return True
+    if isinstance(levels, list | tuple):
+        if len(levels) != d:
+            return False
+        counts: list[object] = list(levels)
+    else:
+        counts = [levels]
+    return all(
+        isinstance(count, numbers.Integral) and not isinstance(count, bool) and count == 2
+        for count in counts
+    )
+
+
+def seed_free(kind: str, options: Mapping[str, Any]) -> str | None:
+    """Why the design ``kind`` with ``options`` does not depend on ``rng``, or None when it
+    does: several designs drawn from different seeds would then be one design repeated, and a
+    comparison across them would measure nothing."""
+    if kind == "factorial":
+        return "a factorial design does not depend on the seed"
+    scramble = options.get("scramble", True)
+    if kind == "sobol" and isinstance(scramble, bool | np.bool_) and not scramble:
+        return "an unscrambled Sobol' sequence does not depend on the seed (scramble = false)"
+    if (
+        kind == "wsp"
+        and not isinstance(options.get("candidates", "sobol"), str)
+        and options.get("init", "center") != "random"
+    ):
+        return (
+            'a WSP design over given candidates does not depend on the seed unless init = "random"'
+        )
+    return None
 
 
 def _need_n(kind: str, n: int | None) -> int:

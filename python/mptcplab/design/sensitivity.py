@@ -9,7 +9,8 @@ standard deviation (ddof = 1) unless told otherwise; NaN values (failed runs) ar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,21 @@ DEFAULT_PERCENTILES = (5, 25, 50, 75, 95)
 
 
 _SUMMARY_COLUMNS = ("mean", "std", "range", "relative_std")
+
+
+def _check_percentiles(percentiles: object) -> np.ndarray:
+    expected = "expected a list of numbers in [0, 100], e.g. [5, 25, 50, 75, 95]"
+    # A string is iterable: "50" would be read as the percentiles 5 and 0.
+    if isinstance(percentiles, str | bytes) or not isinstance(percentiles, Iterable):
+        raise ValueError(f"percentiles: {expected}, got {percentiles!r}")
+    values = list(percentiles)
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"percentiles: {expected}, got {value!r} in {values!r}")
+    pct = np.asarray(values, dtype=float)
+    if pct.size == 0 or np.any(np.isnan(pct)) or np.any((pct < 0) | (pct > 100)):
+        raise ValueError(f"percentiles: {expected}, got {values!r}")
+    return pct
 
 
 def sensitivity(
@@ -50,6 +66,13 @@ def sensitivity(
         arrays = [metric_by_design[key] for key in metric_by_design]
         if clash := sorted(set(names) & set(_SUMMARY_COLUMNS)):
             raise ValueError(f"metric_by_design: design name(s) {clash} clash with the summary")
+        # Keys 1 and "1" are two designs but one column name: one would hide the other.
+        if len(set(names)) != len(names):
+            keys = [key for key in metric_by_design if names.count(str(key)) > 1]
+            raise ValueError(
+                f"metric_by_design: design keys {keys} give the same column name; "
+                "give each design a distinct name"
+            )
     else:
         arrays = list(metric_by_design)
         names = [f"design_{i}" for i in range(len(arrays))]
@@ -72,11 +95,12 @@ def sensitivity(
         raise ValueError(
             f"metric_by_design: need at least 2 designs to compare, got {len(samples)}"
         )
+    # int(1.5) would quietly be 1, True would be 1, and a negative ddof is no variance.
+    if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral) or ddof < 0:
+        raise ValueError(f"ddof: expected an integer >= 0, got {ddof!r}")
     if len(samples) <= ddof:
         raise ValueError(f"ddof: {ddof} leaves no degrees of freedom for {len(samples)} designs")
-    pct = np.asarray(list(percentiles), dtype=float)
-    if pct.ndim != 1 or pct.size == 0 or np.any((pct < 0) | (pct > 100)) or np.any(np.isnan(pct)):
-        raise ValueError(f"percentiles: expected values in [0, 100], got {list(percentiles)}")
+    pct = _check_percentiles(percentiles)
 
     table = np.column_stack([np.percentile(s, pct) for s in samples])
     pooled = np.concatenate(samples)

@@ -193,6 +193,42 @@ def wsp_search(
     passes the size it is tested against stops there.
     """
     cand = as_unit_points(candidates, name="candidates")
+    _check_enough_candidates(cand, check_size(cand.shape[1], n)[1])
+    return _search(
+        cand,
+        n,
+        seed_index=seed_index,
+        metric=metric,
+        max_iter=max_iter,
+        scan=scan,
+        exact=exact,
+        progress=progress,
+    )
+
+
+def _check_enough_candidates(cand: np.ndarray, n: int) -> None:
+    """Refuse ``n`` above the number of distinct candidates: copies of a point are distinct
+    candidates to the search, and past that number it would return copies of design points."""
+    if n > cand.shape[0]:
+        raise ValueError(f"n: {n} points requested from only {cand.shape[0]} candidates")
+    distinct = np.unique(cand, axis=0).shape[0]
+    if n > distinct:
+        raise ValueError(f"n: {n} points requested from only {distinct} distinct candidates")
+
+
+def _search(
+    cand: np.ndarray,
+    n: int,
+    *,
+    seed_index: int,
+    metric: str | Metric,
+    max_iter: int,
+    scan: int,
+    exact: bool,
+    progress: SearchProgress | None,
+) -> WSPResult:
+    """:func:`wsp_search` without the count of distinct candidates: a generated candidate set
+    (Sobol' or uniform) has no copies, and a given one is counted once for all restarts."""
     n_cand, d = cand.shape
     _, n = check_size(d, n)
     max_iter = check_count("max_iter", max_iter)
@@ -336,7 +372,7 @@ def wsp_design(
     gen = as_generator(rng)
     name, dist = resolve_metric(metric)
     given = not isinstance(candidates, str)
-    if given and np.ndim(candidates) == 0:
+    if given and _is_scalar(candidates):
         # A scalar here is most often a count meant for n_candidates.
         raise ValueError(
             f"candidates: expected 'sobol', 'random' or an (N, d) array of points, "
@@ -346,6 +382,7 @@ def wsp_design(
         fixed = as_unit_points(candidates, name="candidates")
         if fixed.shape[1] != d:
             raise ValueError(f"candidates: expected {d} columns, got {fixed.shape[1]}")
+        _check_enough_candidates(fixed, n)
     else:
         if not np.isfinite(check_real("oversampling", oversampling)) or oversampling < 1:
             raise ValueError(f"oversampling: expected a number >= 1, got {oversampling!r}")
@@ -360,29 +397,41 @@ def wsp_design(
             raise ValueError(f"n_candidates: {size} is fewer than the n = {n} points requested")
 
     best: WSPResult | None = None
+    best_key = (0, 0.0)
     runs_before = 0
     for restart in range(restarts):
         cand = fixed if given else wsp_candidates(d, size, rng=gen, kind=candidates)  # type: ignore[arg-type]
         seed = wsp_seed_index(cand, init=init, rng=gen, metric=dist)
-        res = wsp_search(
+        res = _search(
             cand,
             n,
             seed_index=seed,
             metric=dist,
             max_iter=max_iter,
+            scan=DEFAULT_SCAN,
             exact=exact,
             progress=_restarts_progress(progress, runs_before, restarts - restart - 1),
         )
         runs_before += res.evaluations
         res = WSPResult(**{**res.__dict__, "metric": name})
-        if best is None or _mindist(res.points, dist) > _mindist(best.points, dist):
-            best = res
+        # Without exact, restarts may differ in size: the size nearest n comes first, as
+        # mindist alone can prefer a design of another size (fewer points spread wider).
+        key = (abs(res.n - n), -_mindist(res.points, dist))
+        if best is None or key < best_key:
+            best, best_key = res, key
         if given and init != "random":
             break  # a fixed candidate set and seed rule give the same design every time
     if progress is not None:
         progress(runs_before, runs_before)
     assert best is not None
     return best
+
+
+def _is_scalar(value: object) -> bool:
+    try:
+        return np.ndim(value) == 0
+    except ValueError:  # rows of different lengths: as_unit_points says which
+        return False
 
 
 def _restarts_progress(
@@ -436,7 +485,8 @@ def wsp(
     max_iter: bisection steps on dmin.
     exact: thin the design to exactly ``n`` points when no dmin gives ``n`` (default); otherwise
         return the size closest to ``n``.
-    restarts: number of candidate sets tried; the design with the largest mindist is kept.
+    restarts: number of candidate sets tried; the design with the largest mindist is kept (with
+        ``exact=False``, of those whose size is closest to ``n``).
     progress: told (WSP runs done, runs expected) after each run of the search for dmin
         (:data:`SearchProgress`), for a progress bar: thousands of points take minutes.
     """

@@ -43,6 +43,27 @@ def execute(task: Task) -> RunOutcome:
     return RunOutcome(task.run_key, True, metrics, report, None, time.perf_counter() - started)
 
 
+def execute_in_worker(task: Task) -> RunOutcome:
+    """:func:`execute` in a worker process of an executor: a backend's ``SystemExit`` or
+    ``KeyboardInterrupt`` (an emulated run turns a SIGTERM into one to clean up) ends that run,
+    not the campaign. The runner learns of its own interruption by itself; before, a worker's
+    ``KeyboardInterrupt`` reached it as one and stopped the campaign, and a ``SystemExit`` ended
+    it with nothing said, the run not recorded either way."""
+    started = time.perf_counter()
+    try:
+        return execute(task)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return RunOutcome(
+            task.run_key,
+            False,
+            None,
+            None,
+            f"the backend raised {detail}",
+            time.perf_counter() - started,
+        )
+
+
 class Executor(Protocol):
     """Runs tasks somewhere and yields their outcomes as they finish (in any order)."""
 

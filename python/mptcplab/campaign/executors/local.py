@@ -5,7 +5,8 @@ ignore SIGINT: Ctrl-C reaches the runner, which stops the pool at once. At most 
 worker are queued, so an interruption loses only the runs in flight. A worker that dies (a crash
 in native code) breaks the pool and every run queued in it, and which one crashed is not known:
 each of them runs again alone, in a pool of its own, and only a run that crashes alone fails.
-Then the pool is rebuilt and the campaign goes on.
+Then the pool is rebuilt and the campaign goes on. A worker whose runner is gone (killed
+outright) stops itself.
 """
 
 from __future__ import annotations
@@ -13,19 +14,41 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from mptcplab.campaign.executors.base import Task, execute
+from mptcplab.campaign.executors.base import Task, execute_in_worker
 from mptcplab.campaign.store import RunOutcome
 from mptcplab.errors import UserError
 
 _QUEUED_PER_WORKER = 2
 
 
-def _ignore_sigint() -> None:
+# How often a worker checks that the runner that started it is alive.
+_PARENT_CHECK_S = 0.5
+
+
+def _start_worker() -> None:
+    """A worker's initializer: ignore SIGINT, and stop when the runner is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_stop_when_orphaned, args=(os.getppid(),), name="parent-watch", daemon=True
+    ).start()
+
+
+def _stop_when_orphaned(parent: int) -> None:
+    """A runner killed outright (SIGKILL, an out-of-memory kill) leaves its workers behind:
+    they hold both ends of the pool's queues, never see them close, and went on starting the
+    runs queued to them, whose results nobody would store, an emulated one beside the next
+    campaign's. When the worker's parent changes it sends itself SIGTERM, which a simulated run
+    dies of and an emulated one turns into its cleanup. (Not PR_SET_PDEATHSIG: that follows the
+    thread that started the worker, not the runner.)"""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_CHECK_S)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _submit(pool: ProcessPoolExecutor, task: Task) -> Future[RunOutcome]:
@@ -36,7 +59,7 @@ def _submit(pool: ProcessPoolExecutor, task: Task) -> Future[RunOutcome]:
     for the runner rather than being lost."""
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        return pool.submit(execute, task)
+        return pool.submit(execute_in_worker, task)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
@@ -85,7 +108,7 @@ class LocalExecutor:
         return ProcessPoolExecutor(
             max_workers=workers or self.workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_ignore_sigint,
+            initializer=_start_worker,
         )
 
     def run(self, tasks: Iterable[Task]) -> Iterator[RunOutcome]:
@@ -123,12 +146,11 @@ class LocalExecutor:
 
     def _alone(self, task: Task) -> RunOutcome:
         """Run ``task`` in a pool of one worker of its own (kept as ``_pool`` meanwhile, so that
-        Ctrl-C stops it too)."""
+        Ctrl-C stops it too: an interruption leaves the pool as it is, for :meth:`close` to
+        terminate its worker, which a shutdown here would have left running)."""
         self._pool = self._new_pool(1)
-        try:
-            outcome, died = _outcome(_submit(self._pool, task), task)
-        finally:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        outcome, died = _outcome(_submit(self._pool, task), task)
+        self._pool.shutdown(wait=False, cancel_futures=True)
         if died:
             return RunOutcome(
                 task.run_key, False, None, None, "the worker process died running it alone", 0.0
@@ -139,8 +161,9 @@ class LocalExecutor:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        # Workers may be in the middle of a long run: stop them rather than wait for it.
-        processes = list(getattr(pool, "_processes", {}).values())
+        # Workers may be in the middle of a long run: stop them rather than wait for it. A pool
+        # already shut down (a run alone was being stopped) has None there.
+        processes = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():

@@ -74,5 +74,6 @@ def run(
 
 def clean(*, force: bool = False) -> list[str]:
     """Remove what crashed or killed runs left (namespaces, processes, run directories);
-    runs still alive are left alone unless ``force``. Returns one line per thing removed."""
+    runs still alive are left alone unless ``force``, and whatever under the run root is not a
+    run always is. Returns one line per thing removed or left alone."""
     return cleanup.clean_all(force=force)

@@ -7,10 +7,11 @@ loses only the runs that were executing.
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,6 +178,57 @@ def _recompute_stale_metrics(store: Store, console: Console | None) -> None:
         )
 
 
+def how_planned(campaign_file: Path, last_text: str) -> str:
+    """How the campaign text ``last_text`` (the one that made a store's plan) differs from the
+    file ``campaign_file`` as it reads now: "with --set ..." when only its options do, else
+    "from a different version of the campaign file ...", for messages."""
+    from mptcplab.campaign import load
+    from mptcplab.campaign.overrides import stored
+
+    changes = stored(last_text)
+    # As annotate() wrote them, and as --set reads them back.
+    options = ", ".join(
+        f"--set {o.dotted}={json.dumps(o.value, ensure_ascii=False)}" for o in changes
+    )
+    try:
+        # The file as it reads now, with the last run's options (or none): then only this
+        # command's --set options differ from that run's.
+        only_options = load(campaign_file, changes).stored_text == last_text
+    except UserError:  # those options no longer apply to the file as it is
+        only_options = False
+    if only_options:
+        return f"with {options}" if changes else "without --set options"
+    how = "from a different version of the campaign file (or of its scenario file)"
+    return f"{how}, with {options}" if changes else how
+
+
+def _warn_replaced_plan(
+    store: Store, campaign: Campaign, planned: Iterable[str], console: Console | None
+) -> None:
+    """Say, before the store's plan is replaced by another campaign's, how many stored runs the
+    new plan leaves out: they stay in the store, but status, report and export follow the plan,
+    so without a word the store would fill with runs that nothing shows."""
+    last = store.campaign_text()
+    if last is None or last[1] == campaign.stored_text:
+        return
+    stored_keys = store.run_keys()
+    if not stored_keys:  # nothing to leave out
+        return
+    left_out = len(stored_keys - set(planned))
+    if left_out:
+        fate = (
+            f"which leaves out {left_out} of the {len(stored_keys)} runs stored (they stay in "
+            "the store, but status, report and export follow the new plan)"
+        )
+    else:
+        fate = f"which takes in all {len(stored_keys)} runs stored"
+    text = escape(
+        f"{campaign.path}: the store's runs were last planned "
+        f"{how_planned(campaign.path, last[1])}; this run replaces that plan with its own, {fate}"
+    )
+    (console or get_console()).print(f"[yellow]warning[/]: {text}")
+
+
 def run_campaign(
     campaign: Campaign,
     *,
@@ -229,34 +281,43 @@ def run_campaign(
     _refuse_what_backends_cannot_run(campaign, plan, backends)
     with Store(store_path, create=True) as store, store.sole_writer():
         store.claim(campaign.name)
-        store.replace_plan(
-            (t.row for t in plan.tasks),
-            ((d.index, d.kind, d.factor_names, d.unit_points.tolist()) for d in plan.designs),
-            campaign=(str(campaign.path), campaign.stored_text),
-        )
-        _recompute_stale_metrics(store, console)
         runs = plan.unique_runs()
         done = store.finished_keys() & runs.keys()
         todo = [run for key, run in runs.items() if key not in done]
-        summary = RunSummary(store_path, len(runs), len(done), 0, 0)
-        if not todo:
-            return summary
-        # One serial backend (the emulator) makes the whole campaign serial: a simulator run
-        # beside an emulator run would take the CPU that forwards the emulated packets.
-        serial = any(backend.serial for backend, _ in backends.values())
-        runner = make_executor(executor, jobs=jobs, address=address, serial=serial)
-        provenance = store.begin_provenance(
-            mptcplab_version=mptcplab.__version__,
-            git_revision=git_revision(),
-            backend=names,
-            backend_version=version,
-            host=socket.gethostname(),
-            executor=runner.name,
-            jobs=runner.workers,
-            planned_runs=len(runs),
-            campaign_path=str(campaign.path),
-            campaign_text=campaign.stored_text,
-        )
+        runner = None
+        if todo:
+            # One serial backend (the emulator) makes the whole campaign serial: a simulator
+            # run beside an emulator run would take the CPU that forwards the emulated packets.
+            serial = any(backend.serial for backend, _ in backends.values())
+            # Connected before the plan is replaced: a cluster that refuses this driver leaves
+            # the store as the last run left it.
+            runner = make_executor(executor, jobs=jobs, address=address, serial=serial)
+        try:
+            _warn_replaced_plan(store, campaign, runs.keys(), console)
+            store.replace_plan(
+                (t.row for t in plan.tasks),
+                ((d.index, d.kind, d.factor_names, d.unit_points.tolist()) for d in plan.designs),
+                campaign=(str(campaign.path), campaign.stored_text),
+            )
+            _recompute_stale_metrics(store, console)
+            if runner is None:
+                return RunSummary(store_path, len(runs), len(done), 0, 0)
+            provenance = store.begin_provenance(
+                mptcplab_version=mptcplab.__version__,
+                git_revision=git_revision(),
+                backend=names,
+                backend_version=version,
+                host=socket.gethostname(),
+                executor=runner.name,
+                jobs=runner.workers,
+                planned_runs=len(runs),
+                campaign_path=str(campaign.path),
+                campaign_text=campaign.stored_text,
+            )
+        except BaseException:
+            if runner is not None:
+                runner.close()
+            raise
         failed = 0  # for the bar; the summary's counts come from the store
         interrupted = False
         bar = _progress(console, progress)
@@ -293,8 +354,11 @@ def run_campaign(
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            runner.close()
-            store.end_provenance(provenance)
+            # The provenance row is closed even when stopping the workers fails.
+            try:
+                runner.close()
+            finally:
+                store.end_provenance(provenance)
         # The store counts this invocation's runs in the transaction that commits each, so a
         # Ctrl-C between a commit and the bar's counter does not leave one out.
         row = next(r for r in store.provenance() if r["id"] == provenance)

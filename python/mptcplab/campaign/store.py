@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -154,6 +155,86 @@ _SET_META = (
 )
 
 
+#: SQLite's names for a file whose pages are not what they should be.
+_DAMAGED = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+
+
+def store_error(path: Path, exc: sqlite3.DatabaseError, *, writing: bool) -> UserError:
+    """What SQLite's ``exc`` on the store at ``path`` means to the user."""
+    if getattr(exc, "sqlite_errorname", None) in _DAMAGED:
+        return UserError(
+            f"damaged store ({exc}); SQLite can copy what is left of it into a new file: "
+            f'sqlite3 {shlex.quote(str(path))} ".recover" | sqlite3 recovered.sqlite',
+            file=str(path),
+        )
+    if writing:
+        # Locked by another process for longer than the timeout, a full disk, an I/O error.
+        return UserError(
+            f"cannot write the store ({exc}); every run committed before is kept",
+            file=str(path),
+        )
+    return UserError(f"cannot read the store ({exc})", file=str(path))
+
+
+# Errors of this code rather than of the file: their traceback is what a report needs.
+_BUGS = (sqlite3.ProgrammingError, sqlite3.IntegrityError)
+
+
+class _Connection(sqlite3.Connection):
+    """The store's connection: every statement, and every row a cursor fetches afterwards (a
+    damaged page is met at whichever row lies on it), turns an error of SQLite's into a
+    UserError naming the store, so that no reader or writer of a damaged store ends in a
+    traceback."""
+
+    store_path = Path()
+    writing = False  # in a write transaction (see Store._transaction)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return self.cursor(_Cursor).execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        return self.cursor(_Cursor).executemany(sql, parameters)
+
+    def executescript(self, script: str, /) -> sqlite3.Cursor:
+        return self.cursor(_Cursor).executescript(script)
+
+    def failed(self, exc: sqlite3.DatabaseError) -> UserError:
+        return store_error(self.store_path, exc, writing=self.writing)
+
+
+class _Cursor(sqlite3.Cursor):
+    connection: _Connection
+
+    def _guarded(self, call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return call(*args)
+        except _BUGS:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise self.connection.failed(exc) from None
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        return self._guarded(super().execute, sql, parameters)  # type: ignore[no-any-return]
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> _Cursor:
+        return self._guarded(super().executemany, sql, parameters)  # type: ignore[no-any-return]
+
+    def executescript(self, script: str, /) -> _Cursor:
+        return self._guarded(super().executescript, script)  # type: ignore[no-any-return]
+
+    def __next__(self) -> Any:
+        return self._guarded(super().__next__)
+
+    def fetchone(self) -> Any:
+        return self._guarded(super().fetchone)
+
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        return self._guarded(super().fetchmany, size)  # type: ignore[no-any-return]
+
+    def fetchall(self) -> list[Any]:
+        return self._guarded(super().fetchall)  # type: ignore[no-any-return]
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -234,6 +315,8 @@ class Store:
             if not new:
                 new = self._check_schema(create)
         except sqlite3.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorname", None) in _DAMAGED:
+                raise store_error(self.path, exc, writing=False) from None
             self._refuse(f"not a campaign store ({exc})", create)
         finally:
             with suppress(AttributeError):
@@ -247,7 +330,14 @@ class Store:
                 uri=self._read_only,
                 timeout=30.0,
                 isolation_level=None,
+                factory=_Connection,
             )
+        except sqlite3.DatabaseError as exc:
+            action = "write" if create else "open"
+            raise UserError(f"cannot {action} the store ({exc})", file=str(self.path)) from None
+        self._db.store_path = self.path
+        self._db.writing = create
+        try:
             if create:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
@@ -257,10 +347,10 @@ class Store:
                     f"BEGIN IMMEDIATE;\n{_SCHEMA}\nINSERT OR IGNORE INTO meta(key, value) "
                     f"VALUES ('format_version', '{FORMAT_VERSION}');\nCOMMIT;"
                 )
-        except sqlite3.DatabaseError as exc:
+        except UserError:
             self._db.close()
-            action = "write" if create else "open"
-            raise UserError(f"cannot {action} the store ({exc})", file=str(self.path)) from None
+            raise
+        self._db.writing = False
 
     def _uri(self) -> str:
         immutable = "&immutable=1" if self._immutable else ""
@@ -437,23 +527,27 @@ class Store:
         # Ctrl-C can land between BEGIN and the handler below, leaving a transaction open; the
         # runner's clean-up then writes again (provenance end) and must not fail on it. Nothing
         # of that write was committed, so it is rolled back as the handler would have done.
+        db = self._db
+        if isinstance(db, _Connection):
+            db.writing = True
         try:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            self._db.execute("BEGIN IMMEDIATE")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
+                yield db
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            # Locked by another process for longer than the timeout, a full disk, an I/O error.
-            raise UserError(
-                f"cannot write the store ({exc}); every run committed before is kept",
-                file=str(self.path),
-            ) from None
+            db.execute("COMMIT")
+        except _BUGS:
+            raise
+        except sqlite3.DatabaseError as exc:  # a plain connection put in the store's place
+            raise store_error(self.path, exc, writing=True) from None
+        finally:
+            if isinstance(db, _Connection):
+                db.writing = False
 
     @contextmanager
     def sole_writer(self) -> Iterator[None]:
@@ -588,6 +682,10 @@ class Store:
 
     def finished_keys(self) -> set[str]:
         return {r[0] for r in self._db.execute("SELECT run_key FROM runs WHERE status = 'done'")}
+
+    def run_keys(self) -> set[str]:
+        """Every stored run's key, done or failed, in the plan or not."""
+        return {r[0] for r in self._db.execute("SELECT run_key FROM runs")}
 
     def record(
         self,

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -56,26 +55,9 @@ def warn_other_plan(target: Path, last_text: str, *, store: Path | None = None) 
     run made; say so when that run's campaign is not the file as it reads now. With ``store``,
     for ``status``, which counts the runs of the file's plan instead, say that and where the
     store's own count is."""
-    from mptcplab.campaign import load
-    from mptcplab.campaign.overrides import stored
+    from mptcplab.campaign.runner import how_planned
 
-    changes = stored(last_text)
-    # As annotate() wrote them, and as --set reads them back.
-    options = ", ".join(
-        f"--set {o.dotted}={json.dumps(o.value, ensure_ascii=False)}" for o in changes
-    )
-    try:
-        # The file as it reads now, with the last run's options (or none): then only this
-        # command's --set options differ from that run's.
-        only_options = load(target, changes).stored_text == last_text
-    except UserError:  # those options no longer apply to the file as it is
-        only_options = False
-    if only_options:
-        how = f"with {options}" if changes else "without --set options"
-    else:
-        how = "from a different version of the campaign file (or of its scenario file)"
-        if changes:
-            how += f", with {options}"
+    how = how_planned(target, last_text)
     if store is None:
         follows = (
             "this follows the store as that run left it (to plan it from the file as it is: "

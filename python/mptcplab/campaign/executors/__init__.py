@@ -20,9 +20,12 @@ def check_executor(name: str, *, address: str | None) -> None:
     if name == "local" and address is not None:
         raise UserError("--address is for --executor ray", field="--address")
     if name == "ray":
-        from mptcplab.campaign.executors.ray import require_ray
+        from mptcplab.campaign.executors.ray import check_reachable, require_ray
 
         require_ray()
+        # Here, before a store is made or its plan replaced for a cluster that is not there.
+        if address is not None:
+            check_reachable(address)
 
 
 def make_executor(name: str, *, jobs: int | None, address: str | None, serial: bool) -> Executor:
@@ -31,7 +34,7 @@ def make_executor(name: str, *, jobs: int | None, address: str | None, serial: b
     if name == "ray":
         from mptcplab.campaign.executors.ray import RayExecutor
 
-        return RayExecutor(address=address, jobs=jobs)
+        return RayExecutor(address=address, jobs=jobs, serial=serial)
     from mptcplab.campaign.executors.local import LocalExecutor
 
     return LocalExecutor(jobs=jobs, serial=serial)

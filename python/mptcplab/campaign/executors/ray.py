@@ -3,6 +3,11 @@
 Ray is an optional extra (``pip install 'mptcplab[ray]'``) imported only here. Every node needs
 mptcplab installed, since tasks name their backend by import reference. At most two tasks per
 cluster CPU are submitted at a time, so an interruption loses only the runs in flight.
+
+A serial backend (the emulator, whose runs share the CPU that forwards their packets) runs one
+run at a time on each node, whatever --jobs says: each of its runs asks Ray for as many CPUs as
+the largest node has, so that no node holds two. On a cluster of unequal nodes the smaller ones
+stay idle.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ def check_reachable(address: str) -> None:
 class RayExecutor:
     name = "ray"
 
-    def __init__(self, *, address: str | None, jobs: int | None) -> None:
+    def __init__(self, *, address: str | None, jobs: int | None, serial: bool = False) -> None:
         if jobs is not None and jobs < 1:
             raise UserError(f"expected --jobs ≥ 1, got {jobs}", field="--jobs")
         self._ray = require_ray()
@@ -93,8 +98,26 @@ class RayExecutor:
                 + (_AUTH_HINT if address is not None else ""),
                 field="--address",
             ) from None
-        self.workers = jobs or max(1, int(self._ray.cluster_resources().get("CPU", 1)))
         self._remote = self._ray.remote(execute)
+        if serial:
+            cpus = [
+                float(node["Resources"].get("CPU", 0))
+                for node in self._ray.nodes()
+                if node.get("Alive")
+            ]
+            whole = max(cpus, default=0.0)
+            if whole < 1:
+                self._ray.shutdown()
+                raise UserError(
+                    f"the Ray cluster at {address or 'auto'} has no node with a CPU yet, and "
+                    "this campaign's backend runs one run at a time on a node, taking all of "
+                    "its CPUs; start the cluster's nodes first",
+                    field="--address",
+                )
+            self._remote = self._remote.options(num_cpus=whole)
+            self.workers = jobs or sum(1 for c in cpus if c >= whole)
+        else:
+            self.workers = jobs or max(1, int(self._ray.cluster_resources().get("CPU", 1)))
         self._in_flight: dict[Any, Task] = {}
 
     def run(self, tasks: Iterable[Task]) -> Iterator[RunOutcome]:

@@ -616,3 +616,27 @@ fn the_flow_listed_first_does_not_win_by_being_first() {
         "the first-listed flow won {first_wins} of {differ}"
     );
 }
+
+/// A link of 0.66 Mbit/s, 1.6 ms one way, with a one-packet buffer (a reference run of the
+/// quickstart campaign's design): its BDP is a fifth of a segment, so any window of two or
+/// more segments keeps it busy but for recoveries and timeouts, and every overflow loses a
+/// burst. Whatever starts a recovery, its first retransmission goes out at once (RFC 6675 §5
+/// step 4.3); begun by FACK's trigger it once waited for the flight to fall below ssthresh,
+/// which it did not: 76 timeouts in 20 s and 0.15 Mbit/s, under a quarter of the link.
+#[test]
+fn reno_keeps_a_link_with_a_one_packet_buffer_busy() {
+    let r = run(json!({
+        "duration_s": 20.0, "seed": 2,
+        "links": [link("l", 0.6640385462335698, 1.624914538115263,
+                       json!({"kind": "droptail", "packets": 1}))],
+        "flows": [{"id": "f", "protocol": "tcp", "cc": "reno", "paths": [["l"]]}]
+    }));
+    let f = flow(&r, "f");
+    let g = f.goodput_mbps;
+    let timeouts = f.subflows[0].timeouts;
+    assert!(
+        g >= 0.5 * payload_mbps(0.6640385462335698),
+        "goodput {g} Mbit/s, {timeouts} timeouts"
+    );
+    assert!(timeouts < 20, "{timeouts} timeouts in 20 s");
+}

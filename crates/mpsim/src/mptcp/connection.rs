@@ -438,7 +438,7 @@ impl Connection {
     fn send_owed(&mut self, s: usize, ctx: &mut Ctx) {
         loop {
             let sf = &mut self.subflows[s];
-            if !sf.has_cwnd_space() {
+            if !sf.has_cwnd_space() && !sf.first_retransmission_owed() {
                 return;
             }
             if sf.has_retransmissions_pending() {

@@ -12,7 +12,8 @@
 //! simulator's paths never reorder a subflow's packets, so a segment sent later and delivered
 //! does mean an earlier one was dropped.
 //!
-//! The log keeps this recovery's retransmissions in the order they were sent; as both what
+//! The log keeps this recovery's retransmissions in the order they were sent (and, after it
+//! ends, those still in flight, until a later recovery judges them); as both what
 //! had been sent before each one and its rank grow along the log, the lost ones are always
 //! at its front.
 
@@ -71,7 +72,13 @@ impl RetransmitLog {
         }
     }
 
-    /// The recovery ended (every segment acknowledged, or the timer fired).
+    /// The recovery ended with everything below `ack` acknowledged: the retransmissions of
+    /// segments above it are still in flight and stay, for the next recovery to judge.
+    pub fn forget_below(&mut self, ack: u64) {
+        self.sent.retain(|r| r.seq >= ack);
+    }
+
+    /// The timer fired: everything outstanding is sent again.
     pub fn clear(&mut self) {
         self.sent.clear();
         self.lost_below = 0;

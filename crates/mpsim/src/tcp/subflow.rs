@@ -99,6 +99,10 @@ pub struct Subflow {
     pub established: bool,
     pub in_recovery: bool,
     partial_ack_seen: bool,
+    /// A SACK recovery began and its first retransmission has not gone out: RFC 6675 §5 step
+    /// (4.3) sends it whatever the window says (Linux: PRR's `prr_out ? 0 : 1`, rate-halving's
+    /// `in_flight + 1`). Recovery entered on the third duplicate ACK sends it at once instead.
+    first_retransmission_owed: bool,
     /// The head segment was already retransmitted by the timer (keep ssthresh on a repeat).
     timeout_episode: bool,
     /// Marked stale: skipped by the scheduler until an ACK arrives.
@@ -246,6 +250,7 @@ impl Subflow {
             recover: 0,
             in_recovery: false,
             partial_ack_seen: false,
+            first_retransmission_owed: false,
             high_sacked: 0,
             last_sack_ack: 0,
             last_sack_blocks: NO_SACK,
@@ -329,6 +334,12 @@ impl Subflow {
     /// A full segment fits in the congestion window.
     pub fn has_cwnd_space(&self) -> bool {
         self.established && self.window_admits(self.pipe())
+    }
+
+    /// The first retransmission of a SACK recovery is owed and a segment is presumed lost,
+    /// so one may go out beyond the window.
+    pub fn first_retransmission_owed(&self) -> bool {
+        self.first_retransmission_owed && self.next_lost().is_some()
     }
 
     /// Whether the window has room for one more segment with `pipe` bytes in the network
@@ -656,6 +667,7 @@ impl Subflow {
         self.last_send = now;
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
+        self.first_retransmission_owed = false;
         self.arm_rto_for_retransmission(true, now, queue, conn);
         self.cwnd_validate();
         Some(self.data_packet(conn, seg, now))
@@ -705,6 +717,7 @@ impl Subflow {
         self.last_send = now;
         self.counters.packets_sent += 1;
         self.counters.retransmits += 1;
+        self.first_retransmission_owed = false;
         self.arm_rto_for_retransmission(resends_head, now, queue, conn);
         self.cwnd_validate();
         Some(self.data_packet(conn, seg, now))
@@ -780,16 +793,16 @@ impl Subflow {
                 if ack >= self.recover {
                     // RFC 6675 §5: recovery ends when everything sent before it is acknowledged.
                     self.in_recovery = false;
+                    self.first_retransmission_owed = false;
                     self.cwnd = self.ssthresh;
-                    if !self.rack_enabled {
-                        // FACK judges the next recovery afresh; RACK keeps judging what is
-                        // still out, retransmissions included, by when it was sent.
-                        self.retx_outstanding = 0;
-                        for s in self.segs.iter_mut() {
-                            s.retransmitted = false;
-                        }
-                    }
-                    self.retx_log.clear();
+                    // What is still out was sent during the recovery; a retransmission among
+                    // it is still in flight and keeps its mark, as Linux keeps
+                    // TCPCB_SACKED_RETRANS and retrans_out into the Open state. (FACK cleared
+                    // them, took the segment for lost again and re-sent it as the next
+                    // recovery began, often on this very ACK.) Its log entry stays too, so
+                    // that a later recovery still finds it dropped again; RACK judges it by
+                    // when it was sent instead.
+                    self.retx_log.forget_below(ack);
                 }
             } else if self.in_recovery {
                 if ack >= self.recover {
@@ -900,8 +913,8 @@ impl Subflow {
                 self.prr_reduce(delivered, out.newly_acked > 0, newly_lost);
             }
         }
-        // The log sits with the fields only losses touch: outside recovery it is empty and
-        // not read.
+        // The log sits with the fields only losses touch: outside recovery it holds at most
+        // the last recovery's retransmissions still in flight, and is not read.
         if self.in_recovery && !self.retx_log.is_empty() {
             self.mark_lost_retransmissions();
         }
@@ -941,6 +954,7 @@ impl Subflow {
         }
         self.retx_scan = self.snd_una;
         self.counters.fast_retransmits += 1;
+        self.first_retransmission_owed = true;
     }
 
     /// PRR's window after an ACK (or a reordering timeout) in SACK recovery.
@@ -1247,6 +1261,7 @@ impl Subflow {
         self.timeout_episode = true;
         self.cwnd = self.mss as f64;
         self.in_recovery = false;
+        self.first_retransmission_owed = false;
         self.dupacks = 0;
         self.recover = self.high_data;
         self.backoff += 1;
@@ -1674,12 +1689,18 @@ mod tests {
 
     impl Sender {
         /// An ACK echoing the timestamp of a segment sent at `sent` (an RTT sample).
-        fn ack_echoing(&mut self, seq: u64, sack: SackBlocks, now: SimTime, sent: SimTime) {
+        fn ack_echoing(
+            &mut self,
+            seq: u64,
+            sack: SackBlocks,
+            now: SimTime,
+            sent: SimTime,
+        ) -> AckOutcome {
             let mut ack = self.sf.send_ack(0, 0, 0, now);
             (ack.seq, ack.sack, ack.ts_ecr) = (seq, sack, sent.0);
             let (sf, cc, views, queue) =
                 (&mut self.sf, &mut self.cc, &mut self.views, &mut self.queue);
-            sf.on_ack(0, &ack, now, cc, views, queue);
+            sf.on_ack(0, &ack, now, cc, views, queue)
         }
 
         fn reorder_timeout(&mut self, now: SimTime) -> bool {
@@ -1757,7 +1778,8 @@ mod tests {
             .map(|k| {
                 s.ack_echoing(0, sacking(&[(1, k + 1)]), at(100 + k), at(0));
                 let mut sent = 0;
-                while s.sf.has_cwnd_space() {
+                // As the connection's `send_owed`: the first retransmission whatever the window.
+                while s.sf.has_cwnd_space() || s.sf.first_retransmission_owed() {
                     if s.sf.has_retransmissions_pending() {
                         s.sf.retransmit_next(0, at(100 + k), &mut s.queue);
                     } else {
@@ -1778,8 +1800,9 @@ mod tests {
     /// flight of 22 − 3 SACKed − 1 lost = 18. With PRR that ACK sends the fast retransmit
     /// (⌈10 · 1/20⌉ − 0), later ones one segment for every two delivered while the flight
     /// exceeds ssthresh: 8 segments over the 17 ACKs of the recovery, never two at once.
-    /// Without it (RFC 6675) the window drops to 10 at once and nothing goes out until the
-    /// flight is below 10, at the twelfth SACK; from then on one segment per ACK.
+    /// Without it (RFC 6675) the window drops to 10 at once; the fast retransmit still goes out
+    /// (§5 step 4.3), then nothing until the flight is below 10, at the thirteenth SACK; from
+    /// then on one segment per ACK.
     #[test]
     fn prr_spreads_the_window_reduction_over_the_recovery() {
         let prr = sends_while_sacking_a_window_of_twenty(true);
@@ -1788,10 +1811,145 @@ mod tests {
             [1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0]
         );
         let rfc6675 = sends_while_sacking_a_window_of_twenty(false);
-        let mut expected = vec![1, 1];
+        let mut expected = vec![1, 1, 1];
         expected.extend([0; 9]);
-        expected.extend([1; 8]);
+        expected.extend([1; 7]);
         assert_eq!(rfc6675, expected);
+    }
+
+    /// A window of 20 (cwnd 20, Reno) loses `lost`; ACKs SACK the segments above them one at a
+    /// time until recovery starts. Returns whether the ACK that started it asked for the head's
+    /// fast retransmit, and the subflow.
+    fn recovery_after_losing(opts: TcpOptions, lost: &[u64]) -> (bool, Sender) {
+        let at = SimTime::from_millis;
+        let mut s = sender_with(20, opts);
+        s.sf.rtt.sample(0.1, SimTime::ZERO);
+        s.sf.cwnd = 20.0 * SEG as f64;
+        s.views[0] = s.sf.view();
+        let first = lost.iter().max().unwrap() + 1;
+        for k in first..20 {
+            let out = s.ack_echoing(0, sacking(&[(first, k + 1)]), at(100 + k), at(0));
+            if s.sf.in_recovery {
+                return (out.retransmit_head, s);
+            }
+        }
+        panic!("no recovery after losing {lost:?}");
+    }
+
+    /// RFC 6675 §5: recovery starts on DupThresh duplicate ACKs or when IsLost(HighACK + 1),
+    /// and step (4.3) retransmits the first segment presumed lost whatever the window; only
+    /// later sends wait for cwnd − pipe ≥ 1 SMSS. Two lost segments start FACK's recovery on
+    /// the second duplicate ACK, and RACK starts every one itself; each leaves a flight of 16
+    /// over a window of 10, which admitted nothing until the flight fell below 10.
+    #[test]
+    fn a_recovery_not_started_by_three_duplicate_acks_still_sends_its_first_retransmission() {
+        let rack = TcpOptions {
+            loss_detection: LossDetection::Rack,
+            ..TcpOptions::default()
+        };
+        for (opts, lost) in [
+            (TcpOptions::default(), &[0, 1][..]),
+            (TcpOptions::default(), &[0, 1, 2][..]),
+            (rack.clone(), &[0][..]),
+            (rack, &[0, 1][..]),
+        ] {
+            let (head_asked, mut s) = recovery_after_losing(opts.clone(), lost);
+            let case = format!("{:?} losing {lost:?}", opts.loss_detection);
+            assert!(!head_asked, "{case}");
+            assert!(!s.sf.has_cwnd_space(), "{case}: the window is full");
+            assert!(s.sf.first_retransmission_owed(), "{case}");
+            let p =
+                s.sf.retransmit_next(0, SimTime::from_millis(130), &mut s.queue);
+            assert_eq!(p.map(|p| p.seq), Some(0), "{case}");
+            assert!(!s.sf.first_retransmission_owed(), "{case}: owed once");
+        }
+        // Three duplicate ACKs send the head at once (`retransmit_head`): nothing more is owed.
+        let (head_asked, s) = recovery_after_losing(TcpOptions::default(), &[0]);
+        assert!(head_asked && !s.sf.first_retransmission_owed());
+    }
+
+    /// A window of 20 loses segments 0 and 15, and segment 21, new data sent during the
+    /// recovery, is lost too and re-sent in it. The ACK that ends the recovery (15's
+    /// retransmission arrives) starts the next one at once, with 21's retransmission still in
+    /// flight: Linux keeps its TCPCB_SACKED_RETRANS mark and does not send it again; FACK here
+    /// cleared the mark at the end of the recovery and re-sent 21 at once. RACK judged it
+    /// by when it was sent, and agreed.
+    #[test]
+    fn a_retransmission_in_flight_when_a_recovery_ends_is_not_sent_again() {
+        let at = SimTime::from_millis;
+        // SACK blocks are offsets from the ACK number; these are given in segments.
+        let blocks_from = |una: u64, blocks: &[(u64, u64)]| -> SackBlocks {
+            let mut out = NO_SACK;
+            for (b, &(lo, hi)) in out.iter_mut().zip(blocks) {
+                *b = (((lo - una) * SEG) as u32, ((hi - una) * SEG) as u32);
+            }
+            out
+        };
+        let rack = TcpOptions {
+            loss_detection: LossDetection::Rack,
+            ..TcpOptions::default()
+        };
+        for opts in [TcpOptions::default(), rack] {
+            let mut s = sender_with(20, opts.clone());
+            s.sf.rtt.sample(0.1, SimTime::ZERO);
+            s.sf.cwnd = 20.0 * SEG as f64;
+            s.views[0] = s.sf.view();
+            let mut resent = vec![];
+            let send_owed = |s: &mut Sender, t: u64, resent: &mut Vec<u64>| {
+                while let Some(p) = s.sf.retransmit_next(0, at(t), &mut s.queue) {
+                    resent.push(p.seq / SEG);
+                }
+            };
+            for k in 2..=4 {
+                let out = s.ack_echoing(0, blocks_from(0, &[(1, k)]), at(100 + k), at(0));
+                if out.retransmit_head {
+                    s.sf.retransmit_head(0, at(100 + k), &mut s.queue);
+                    resent.push(0);
+                }
+            }
+            send_owed(&mut s, 104, &mut resent);
+            for k in 20..30 {
+                s.sf.send_new(0, k * SEG, MSS_BYTES, at(106), &mut s.queue);
+            }
+            for k in (5..=19).filter(|&k| k != 15) {
+                let blocks = if k < 15 {
+                    vec![(1, k + 1)]
+                } else {
+                    vec![(16, k + 1), (1, 15)]
+                };
+                s.ack_echoing(0, blocks_from(0, &blocks), at(100 + k), at(0));
+                send_owed(&mut s, 100 + k, &mut resent);
+            }
+            s.ack_echoing(15 * SEG, blocks_from(15, &[(16, 20)]), at(204), at(104));
+            send_owed(&mut s, 204, &mut resent);
+            s.ack_echoing(
+                15 * SEG,
+                blocks_from(15, &[(20, 21), (16, 20)]),
+                at(206),
+                at(106),
+            );
+            for k in 22..=29 {
+                let t = 206 + k - 21;
+                s.ack_echoing(
+                    15 * SEG,
+                    blocks_from(15, &[(22, k + 1), (16, 21)]),
+                    at(t),
+                    at(106),
+                );
+                send_owed(&mut s, t, &mut resent);
+            }
+            assert_eq!(
+                resent.iter().filter(|&&seg| seg == 21).count(),
+                1,
+                "{resent:?}"
+            );
+            // 15's retransmission arrives: ACK to 21, past the recovery point (20).
+            s.ack_echoing(21 * SEG, blocks_from(21, &[(22, 30)]), at(220), at(118));
+            send_owed(&mut s, 220, &mut resent);
+            let case = format!("{:?}: {resent:?}", opts.loss_detection);
+            assert_eq!(resent.iter().filter(|&&seg| seg == 21).count(), 1, "{case}");
+            assert!(s.sf.in_recovery, "{case}: a second recovery began");
+        }
     }
 
     /// A retransmission is judged by when it was re-sent: lost again once something sent after

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -13,6 +14,13 @@ from hypothesis import settings
 # pass on every machine; `make explore` (or plain pytest) draws new ones, which is how new
 # counterexamples are found.
 settings.register_profile("derandomized", derandomize=True)
+
+# A shell starts a background job (`make test &`, `nohup`, some CI runners) with SIGINT
+# ignored, and every process it starts inherits that: the tests that send a child Ctrl-C then
+# waited for a run that never heard it. A handler, unlike an ignored signal, goes back to the
+# default in a child at exec, so the children take Ctrl-C as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 

@@ -5,7 +5,6 @@ exits lets the process end cleanly."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,15 +24,7 @@ LONG = (
 def _python(script: str, timeout_s: float) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     return subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout_s,
-        # Tests run in the background (`make test &`, a CI job) start with SIGINT ignored, which
-        # the child and then Python keep: its own Ctrl-C would not reach it. Give it a
-        # terminal's default.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=timeout_s
     )
 
 

@@ -116,18 +116,8 @@ def claim(run_id: str) -> Iterator[Claim]:
 
 def is_alive(run_id: str) -> bool:
     """Whether the run's orchestrator still holds its lock."""
-    lock = RUN_ROOT / run_id / LOCK
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # closing releases a lock taken here
-    return False
+    with claim(run_id) as state:
+        return state is Claim.ALIVE
 
 
 def live_run_ids() -> set[str]:

@@ -36,11 +36,18 @@ def execute(task: Task) -> RunOutcome:
         raise
     except UserError as exc:
         # Already a message for the user (where and what was expected); its class adds nothing.
-        return RunOutcome(task.run_key, False, None, None, str(exc), time.perf_counter() - started)
+        return _failed(task, str(exc), started)
     except BaseException as exc:
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return RunOutcome(task.run_key, False, None, None, detail, time.perf_counter() - started)
+        return _failed(task, _exception_text(exc), started)
     return RunOutcome(task.run_key, True, metrics, report, None, time.perf_counter() - started)
+
+
+def _exception_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _failed(task: Task, error: str, started: float) -> RunOutcome:
+    return RunOutcome(task.run_key, False, None, None, error, time.perf_counter() - started)
 
 
 def execute_in_worker(task: Task) -> RunOutcome:
@@ -53,15 +60,7 @@ def execute_in_worker(task: Task) -> RunOutcome:
     try:
         return execute(task)
     except (KeyboardInterrupt, SystemExit) as exc:
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return RunOutcome(
-            task.run_key,
-            False,
-            None,
-            None,
-            f"the backend raised {detail}",
-            time.perf_counter() - started,
-        )
+        return _failed(task, f"the backend raised {_exception_text(exc)}", started)
 
 
 class Executor(Protocol):

@@ -80,9 +80,8 @@ class RayExecutor:
     def __init__(self, *, address: str | None, jobs: int | None, serial: bool = False) -> None:
         if jobs is not None and jobs < 1:
             raise UserError(f"expected --jobs ≥ 1, got {jobs}", field="--jobs")
+        # make_executor, which builds this, has checked the address (check_executor).
         self._ray = require_ray()
-        if address is not None:
-            check_reachable(address)
         try:
             # Ray's INFO lines ("Started a local Ray instance.") would break into the progress
             # bar; its warnings (an unauthenticated cluster) are kept.
